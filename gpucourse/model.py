@@ -1,0 +1,45 @@
+"""Module 5's Fashion-MNIST MLP and module 6's AdamW plus cosine schedule."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+
+def make_mlp(hidden: int = 256, num_classes: int = 10, seed: int | None = 0) -> nn.Sequential:
+    """``Flatten, Linear(784, hidden), ReLU, Linear(hidden, num_classes)``, seeded for repeatability."""
+    if seed is not None:
+        torch.manual_seed(seed)
+    return nn.Sequential(
+        nn.Flatten(),
+        nn.Linear(28 * 28, hidden),
+        nn.ReLU(),
+        nn.Linear(hidden, num_classes),
+    )
+
+
+def make_adamw_cosine(
+    model: nn.Module,
+    total_steps: int,
+    lr: float = 1e-3,
+    weight_decay: float = 1e-2,
+    warmup_steps: int = 0,
+):
+    """AdamW with a linear warm-up and a cosine decay to zero over ``total_steps`` steps.
+
+    Returns ``(optimizer, scheduler)``; call ``scheduler.step()`` once per optimizer step.
+    """
+    if total_steps < 1:
+        raise ValueError("total_steps must be at least 1")
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+
+    def factor(step: int) -> float:
+        if step < warmup_steps:
+            return (step + 1) / warmup_steps
+        progress = min(1.0, (step - warmup_steps) / max(1, total_steps - warmup_steps))
+        return 0.5 * (1.0 + math.cos(math.pi * progress))
+
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+    return optimizer, scheduler

@@ -1,0 +1,1 @@
+"""The instructor side of the course: build the student notebooks, autograde, report."""
