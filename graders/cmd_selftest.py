@@ -1,0 +1,15 @@
+from pathlib import Path
+
+HELP = "grade the solution, a correct student, the untouched copy and every listed mistake; compare"
+
+
+def add_arguments(p):
+    p.add_argument("notebooks", nargs="*", help="notebook names (default: all)")
+    p.add_argument("--out", type=Path, default=Path("graded-selftest"))
+
+
+def run(args) -> int:
+    from .selftest import selftest
+    problems = selftest(args.notebooks or None, args.out)
+    print("\n".join(problems) if problems else "selftest: every score is as expected")
+    return 1 if problems else 0
