@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import nbtools, samples
-from .autograde import Row, autograde
+from .autograde import autograde
+from .grade_one import Row
 from .mistakes import for_notebook
 from .paths import SOLUTIONS, notebook_names
 
