@@ -10,7 +10,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ["build", "autograde", "samples", "selftest"]
+COMMANDS = ["build", "autograde", "merge", "samples", "selftest"]
 
 
 def main(argv: list[str] | None = None) -> int:

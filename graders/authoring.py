@@ -10,7 +10,10 @@ what is committed. Every cell gets an explicit, human-readable id so diffs stay 
 
 from __future__ import annotations
 
+import json
+import re
 import textwrap
+from pathlib import Path
 
 import nbformat
 
@@ -87,36 +90,105 @@ def save(nb, path) -> None:
 # ---------------------------------------------------------------------------------------------
 # The parts every notebook shares are generated here, never copied by hand (a test checks).
 # ---------------------------------------------------------------------------------------------
-COURSE_REPO = "gpu-course/module7-mixed-precision"
-COURSE_BRANCH = "main"
+CONFIG_FILE = Path(__file__).resolve().parent.parent / "colab" / "config.json"
 
 
-def colab_url(name: str, repo: str = COURSE_REPO, branch: str = COURSE_BRANCH) -> str:
-    return f"https://colab.research.google.com/github/{repo}/blob/{branch}/notebooks/{name}.ipynb"
+def course_config(path: Path = CONFIG_FILE) -> dict:
+    """Where the course lives on GitHub: ``{"repo", "branch", "package_ref"}`` from ``colab/config.json``.
+
+    It is the one place that names the repository; ``python -m graders links`` changes it and
+    everything built from it (badges, Colab links, the set-up cell's install source).
+    """
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return {"repo": data["repo"], "branch": data["branch"], "package_ref": data.get("package_ref") or None}
 
 
-def badge(name: str) -> str:
-    return f"[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]({colab_url(name)})"
+def configure(repo: str, branch: str, package_ref: str | None = None) -> None:
+    """Point this module's generated parts at another repository (used by ``graders links``)."""
+    global COURSE_REPO, COURSE_BRANCH, COURSE_PACKAGE_REF
+    COURSE_REPO, COURSE_BRANCH, COURSE_PACKAGE_REF = repo, branch, package_ref
 
 
-SETUP_SOURCE = '''
-# Set-up (read-only). Run it once; it is safe to re-run: it installs only what is missing.
-import importlib.util, subprocess, sys
-COURSE_REPO, COURSE_BRANCH = "{repo}", "{branch}"
-if importlib.util.find_spec("gpucourse") is None:  # Colab: fetch the course's helper package
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q",
-                    f"gpucourse @ git+https://github.com/{{COURSE_REPO}}@{{COURSE_BRANCH}}"], check=True)
+_config = course_config()
+COURSE_REPO: str = _config["repo"]
+COURSE_BRANCH: str = _config["branch"]
+COURSE_PACKAGE_REF: str | None = _config["package_ref"]  # a tag or commit for the helper package; None: the branch
+COLAB_BADGE_SVG = "https://colab.research.google.com/assets/colab-badge.svg"
 
+
+def colab_url(name: str, repo: str | None = None, branch: str | None = None) -> str:
+    """The Colab address that opens the student notebook ``notebooks/NAME.ipynb`` from GitHub."""
+    return (f"https://colab.research.google.com/github/{repo or COURSE_REPO}/blob/"
+            f"{branch or COURSE_BRANCH}/notebooks/{name}.ipynb")
+
+
+def badge(name: str, repo: str | None = None, branch: str | None = None) -> str:
+    """The "Open in Colab" badge (markdown) for the student notebook ``NAME``."""
+    return f"[![Open In Colab]({COLAB_BADGE_SVG})]({colab_url(name, repo, branch)})"
+
+
+def package_source(repo: str | None = None, ref: str | None = None) -> str:
+    """What pip installs the helper package from: ``git+https://github.com/REPO@REF``."""
+    return f"git+https://github.com/{repo or COURSE_REPO}@{ref or COURSE_PACKAGE_REF or COURSE_BRANCH}"
+
+
+def package_version() -> str:
+    """The helper package version these notebooks are written for (``gpucourse.__version__``)."""
+    namespace: dict = {}
+    init = Path(__file__).resolve().parent.parent / "gpucourse" / "__init__.py"
+    exec(compile(init.read_text(encoding="utf-8"), str(init), "exec"), namespace)  # no torch import needed
+    return namespace["__version__"]
+
+
+# The shared first code cell. It must work before the helper package exists (a fresh Colab
+# runtime), so it holds the minimal install logic itself; the rest is gpucourse.bootstrap.setup.
+SETUP_SOURCE = """
+# Set-up (read-only). Safe to re-run: it installs only what is missing and never touches torch.
+import importlib, subprocess, sys
+GPUCOURSE_VERSION = "{version}"  # the version of the course's helper package this notebook needs
+GPUCOURSE_SOURCE = "{source}"
+
+def _gpucourse_version():
+    try:
+        return getattr(importlib.import_module("gpucourse"), "__version__", None)
+    except ImportError:
+        return None
+
+if _gpucourse_version() != GPUCOURSE_VERSION:  # missing, or another version: (re)install that package only
+    print(f"Installing the course's helper package gpucourse {{GPUCOURSE_VERSION}} ...")
+    pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps",
+                          f"gpucourse @ {{GPUCOURSE_SOURCE}}"], capture_output=True, text=True)
+    if pip.returncode != 0:
+        raise SystemExit("Could not install the helper package gpucourse. Is this runtime online? On Colab, "
+                         "reconnect and run this cell again.\\npip said: " + pip.stderr.strip()[-500:])
+    for _module in [m for m in sys.modules if m.split(".")[0] == "gpucourse"]:
+        del sys.modules[_module]  # forget an older copy imported earlier in this session
+    importlib.invalidate_caches()
+
+from gpucourse.bootstrap import setup
+DEVICE, QUICK = setup(GPUCOURSE_VERSION)  # missing libraries and data, then the environment report
 import torch
-from gpucourse.env import environment_report, quick_mode
+"""
 
-DEVICE = environment_report()  # prints torch version, device, GPU name and compute capability
-QUICK = quick_mode()           # True under the autograder and in CI: long demos shrink
-'''
+#: Last line of the shared part of every version of the set-up cell; what follows it is the notebook's own.
+SETUP_END = re.compile(r"^(DEVICE, QUICK|QUICK)\s*=.*$|^import torch$", re.M)
+
+
+def setup_source(extra_imports: str = "") -> str:
+    text = SETUP_SOURCE.format(version=package_version(), source=package_source()).strip("\n") + "\n"
+    if extra_imports and extra_imports.strip():
+        text = text.rstrip("\n") + "\n\n" + _src(extra_imports) + "\n"
+    return text
+
+
+def setup_extras(source: str) -> str:
+    """The notebook's own lines after the shared part of a set-up cell (any version of it)."""
+    last = None
+    for match in SETUP_END.finditer(source):
+        last = match
+    return source[last.end():].strip("\n") if last else ""
 
 
 def setup_cell(extra_imports: str = "") -> "nbformat.NotebookNode":
-    text = SETUP_SOURCE.format(repo=COURSE_REPO, branch=COURSE_BRANCH)
-    if extra_imports:
-        text = text.rstrip("\n") + "\n\n" + _src(extra_imports) + "\n"
-    return setup("setup", text)
+    """The shared first code cell (id and grade_id ``setup``), with optional extra lines of the notebook's own."""
+    return setup("setup", setup_source(extra_imports))

@@ -7,11 +7,16 @@ def add_arguments(p):
     p.add_argument("submissions", type=Path)
     p.add_argument("--out", type=Path, default=Path("graded"), help="results folder (default: graded)")
     p.add_argument("--notebooks", nargs="*", default=None, help="grade only these notebooks")
+    p.add_argument("--jobs", type=int, default=1, help="students graded at once (default 1; use the core count)")
+    p.add_argument("--shard", default=None, metavar="i/n",
+                   help="grade only shard i of n (students split by a hash of their id); combine with merge")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
 def run(args) -> int:
-    from .autograde import autograde, print_table
-    rows = autograde(args.submissions, args.out, names=args.notebooks)
+    from .autograde import autograde, parse_shard, print_table
+    rows = autograde(args.submissions, args.out, names=args.notebooks, jobs=args.jobs,
+                     shard=parse_shard(args.shard), progress=not args.quiet)
     print_table(rows)
     print(f"\nwrote {args.out / 'grades.csv'}")
     return 0

@@ -80,9 +80,9 @@ def compare(rows: list[Row], expected: list[Expectation]) -> list[str]:
     return problems
 
 
-def selftest(names: list[str] | None, out: Path) -> list[str]:
+def selftest(names: list[str] | None, out: Path, jobs: int = 1) -> list[str]:
     names = names or notebook_names()
     expected = make_submissions(out / "submissions", names)
-    rows = autograde(out / "submissions", out / "graded", names=names)
+    rows = autograde(out / "submissions", out / "graded", names=names, jobs=jobs)
     # Students hold only some notebooks; a missing notebook row is expected and not compared.
     return compare(rows, expected)

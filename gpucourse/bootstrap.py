@@ -1,0 +1,137 @@
+"""What the first cell of every notebook does once the helper package is importable.
+
+The cell itself (``graders.authoring.SETUP_SOURCE``) only makes sure that *this* package, in the
+version the notebook was written for, is installed; it has to work on a fresh Colab runtime where
+nothing of the course exists yet. Everything else happens here, in :func:`setup`:
+
+1. say so when the installed helper package is not the version the notebook expects;
+2. install the libraries that are missing, and only those: never torch when torch is present
+   (Colab ships it, built for its GPU; a reinstall would replace it with a generic build), and
+   with torch present, any missing torchvision is pinned to the installed torch;
+3. fetch Fashion-MNIST only when it is not cached yet (full mode only: the quick mode used by the
+   autograder and CI leaves it to :func:`gpucourse.data.fashion_mnist` at first use);
+4. print the environment report (torch, device, GPU name and compute capability, or what is
+   simulated without a GPU, and on Colab the advice to pick a T4 runtime) and return
+   ``(device, quick)``.
+
+Nothing here imports torch before step 2 has made sure it exists. Running it again changes
+nothing and installs nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+from . import __version__
+
+#: (module to import, what pip installs) for every library the notebooks use.
+REQUIRED = (
+    ("torch", "torch"),
+    ("torchvision", "torchvision"),
+    ("numpy", "numpy"),
+    ("matplotlib", "matplotlib"),
+    ("tqdm", "tqdm"),
+)
+
+
+def has_module(name: str) -> bool:
+    """True when ``import name`` would find something (without importing it)."""
+    if name in sys.modules:
+        return True
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def missing_requirements(required=REQUIRED) -> list[str]:
+    """pip names of the required libraries that are not installed."""
+    return [pip_name for module, pip_name in required if not has_module(module)]
+
+
+def install_command(missing: list[str]) -> list[str]:
+    """The pip command that installs ``missing`` and nothing else.
+
+    When torch is installed, it is named at its installed version so that pip cannot replace
+    it (a missing torchvision would otherwise pull the newest torch).
+    """
+    cmd = [sys.executable, "-m", "pip", "install", "-q", *missing]
+    if "torch" not in missing and any(name.startswith("torchvision") for name in missing):
+        try:
+            cmd.append(f"torch=={importlib.metadata.version('torch')}")
+        except importlib.metadata.PackageNotFoundError:  # importable but not pip-installed: leave it alone
+            pass
+    return cmd
+
+
+def install_missing(required=REQUIRED) -> list[str]:
+    """Install whatever of ``required`` is missing; return what was installed."""
+    missing = missing_requirements(required)
+    if not missing:
+        return []
+    print("Installing what this runtime lacks: " + ", ".join(missing) + " ...")
+    result = subprocess.run(install_command(missing), capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit(
+            "Could not install " + ", ".join(missing) + ". Is this runtime online? "
+            "Outside Colab, install the course's requirements instead: pip install -r requirements.txt\n"
+            "pip said: " + result.stderr.strip()[-500:]
+        )
+    importlib.invalidate_caches()
+    return missing
+
+
+def check_version(expected: str | None) -> bool:
+    """True when this package is the version the notebook expects; otherwise say what to do."""
+    if expected is None or expected == __version__:
+        return True
+    print(f"WARNING: this notebook was written for gpucourse {expected}, but gpucourse {__version__} is "
+          "installed. Open the newest copy of the notebook from the course's start page (colab/README.md), "
+          "or restart the session and run this cell again.")
+    return False
+
+
+def data_present(root: str | Path | None = None) -> bool:
+    """True when Fashion-MNIST (or its offline stand-in) is already cached."""
+    from .data import RAW_FILES, default_root
+
+    raw = Path(root if root is not None else default_root()) / "FashionMNIST" / "raw"
+    return all((raw / name).exists() for pair in RAW_FILES.values() for name in pair)
+
+
+def ensure_data(root: str | Path | None = None) -> str:
+    """Download Fashion-MNIST unless it is cached; return ``"cached"``, ``"downloaded"`` or ``"stand-in"``."""
+    from .data import default_root, fashion_mnist, is_standin
+
+    root = Path(root if root is not None else default_root())
+    if data_present(root):
+        print(f"Data: Fashion-MNIST is cached in {root}" + (" (the offline stand-in)" if is_standin(root) else ""))
+        return "cached"
+    print(f"Data: fetching Fashion-MNIST into {root} (once) ...")
+    fashion_mnist(train=True, root=root, verbose=False)
+    if is_standin(root):
+        print("Data: Fashion-MNIST is not reachable; the notebooks use a clearly labelled offline stand-in.")
+        return "stand-in"
+    return "downloaded"
+
+
+def setup(expected_version: str | None = None, *, install: bool = True, data: bool | None = None):
+    """Everything the first cell does once gpucourse is importable; returns ``(device, quick)``.
+
+    ``data=None`` fetches the data in full mode and leaves it to first use in quick mode.
+    """
+    check_version(expected_version)
+    if install:
+        install_missing()
+    from .env import environment_report, quick_mode  # imports torch: only now that it surely exists
+
+    quick = quick_mode()
+    if data if data is not None else not quick:
+        ensure_data()
+    device = environment_report()
+    return device, quick

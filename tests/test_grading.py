@@ -1,0 +1,71 @@
+"""Real nbgrader, end to end: every reference at full marks, every untouched copy at 0, every
+listed mistake losing exactly its exercise's points, and broken submissions failing alone."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from graders import nbtools
+from graders.autograde import autograde
+from graders.mistakes import for_notebook
+from graders.paths import SOLUTIONS, notebook_names
+from graders.selftest import compare, make_submissions, pack
+
+pytestmark = pytest.mark.slow
+NAMES = notebook_names()
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """One grading run over every case of every notebook (2 parallel workers)."""
+    out = tmp_path_factory.mktemp("selftest")
+    expected = make_submissions(out / "submissions", NAMES)
+    broken = out / "submissions" / "zz-broken"
+    broken.mkdir()
+    (broken / "01_devices.ipynb").write_text("{ this is not json")
+    (broken / "02_transfers.ipynb").write_text("")
+    rows = autograde(out / "submissions", out / "graded", names=NAMES, jobs=2, progress=False)
+    return out, expected, rows
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_scores_are_as_expected(graded, name):
+    _, expected, rows = graded
+    problems = compare(rows, [e for e in expected if e.notebook == name])
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_mistake_is_exercised(graded, name):
+    """Each listed mistake was graded, and names test cells that exist."""
+    tests = set(nbtools.test_points(nbtools.read(SOLUTIONS / f"{name}.ipynb")))
+    mistakes = for_notebook(name)
+    assert mistakes, f"{name} lists no common mistakes"
+    for mistake in mistakes:
+        assert set(mistake.loses) <= tests, f"{mistake.key} names unknown tests {set(mistake.loses) - tests}"
+    assert sum(len(g) for g in pack(mistakes)) == len(mistakes)
+    answers = {nbtools.grade_id(c) for c in nbtools.read(SOLUTIONS / f"{name}.ipynb").cells if nbtools.is_solution_cell(c)}
+    assert answers <= {m.cell for m in mistakes}, f"answers without a listed mistake: {answers - {m.cell for m in mistakes}}"
+
+
+def test_every_pair_has_exactly_one_row(graded):
+    out, expected, rows = graded
+    with open(out / "graded" / "grades.csv", newline="") as f:
+        table = list(csv.DictReader(f))
+    keys = [(r["student_id"], r["notebook"]) for r in table]
+    students = {r["student_id"] for r in table}
+    assert len(keys) == len(set(keys)) == len(students) * len(NAMES)
+    assert all(r["status"] in ("graded", "failed") for r in table)
+    assert all(r["message"] for r in table if r["status"] == "failed"), "a failed row always says why"
+
+
+def test_broken_files_fail_alone_with_a_reason(graded):
+    _, _, rows = graded
+    by_key = {(r.student_id, r.notebook): r for r in rows}
+    assert by_key[("zz-broken", "01_devices")].status == "failed"
+    assert "not valid JSON" in by_key[("zz-broken", "01_devices")].message
+    assert "empty" in by_key[("zz-broken", "02_transfers")].message
+    assert "missing" in by_key[("zz-broken", "03_async_timing")].message
+    assert by_key[("correct", "01_devices")].status == "graded"

@@ -1,0 +1,80 @@
+"""What can be checked without running anything: generated files up to date, no outputs, ids, layout."""
+
+from __future__ import annotations
+
+import ast
+import filecmp
+
+import nbformat
+import pytest
+
+from graders import nbtools
+from graders.build import build
+from graders.paths import NOTEBOOKS, SAMPLES, SOLUTIONS, notebook_names
+from graders.samples import write_samples
+
+SPEC_ORDER = ["01_devices", "02_transfers", "03_async_timing", "04_autocast",
+              "05_gradscaler", "06_bf16", "07_compile", "08_throughput"]
+COMMITTED = sorted(SOLUTIONS.glob("*.ipynb")) + sorted(NOTEBOOKS.glob("*.ipynb")) + sorted(SAMPLES.rglob("*.ipynb"))
+
+
+def test_every_notebook_of_the_spec_exists_in_order():
+    assert notebook_names() == SPEC_ORDER
+
+
+def test_notebooks_folder_is_what_build_produces(tmp_path):
+    build(tmp_path)
+    for name in notebook_names():
+        assert filecmp.cmp(tmp_path / f"{name}.ipynb", NOTEBOOKS / f"{name}.ipynb", shallow=False), (
+            f"notebooks/{name}.ipynb is stale: run `python -m graders build`")
+    assert sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")) == sorted(p.name for p in tmp_path.glob("*.ipynb"))
+
+
+def test_samples_are_what_the_sources_produce(tmp_path):
+    write_samples(tmp_path)
+    for path in tmp_path.rglob("*.ipynb"):
+        committed = SAMPLES / path.relative_to(tmp_path)
+        assert committed.exists() and filecmp.cmp(path, committed, shallow=False), (
+            f"{committed} is stale: run `python -m graders samples`")
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: str(p.relative_to(p.parents[1])))
+def test_committed_notebooks_are_clean(path):
+    nb = nbtools.read(path)
+    for cell in nb.cells:
+        assert cell.get("id"), "every cell needs a stable id"
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, f"cell {cell.id} has outputs"
+    ids = [c.id for c in nb.cells]
+    assert len(ids) == len(set(ids))
+    assert path.read_text(encoding="utf-8") == nbformat.writes(nb) + "\n", "not in canonical layout"
+
+
+@pytest.mark.parametrize("name", notebook_names())
+def test_test_cells_never_end_in_a_bare_expression(name):
+    """nbgrader reads a bare number at the end of a test cell as partial credit."""
+    nb = nbtools.read(SOLUTIONS / f"{name}.ipynb")
+    for cell in nb.cells:
+        if nbtools.is_test_cell(cell):
+            body = ast.parse(cell.source).body
+            assert body and not isinstance(body[-1], ast.Expr) or _is_call(body[-1]), (
+                f"{name}:{cell.id} ends in a bare expression")
+
+
+def _is_call(node) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+
+
+@pytest.mark.parametrize("name", notebook_names())
+def test_anatomy(name):
+    """Spec section 3: badge, set-up cell first, exercises with tests, a summary pointing onwards."""
+    from graders.authoring import setup_cell
+    nb = nbtools.read(SOLUTIONS / f"{name}.ipynb")
+    assert "colab.research.google.com" in nb.cells[0].source
+    first_code = next(c for c in nb.cells if c.cell_type == "code")
+    assert first_code.source == setup_cell().source, "the set-up cell is generated: run `python -m graders refresh-setup`"
+    assert nbtools.nbgrader_meta(first_code).get("locked")
+    answers = [nbtools.grade_id(c) for c in nb.cells if nbtools.is_solution_cell(c)]
+    tests = [nbtools.grade_id(c) for c in nb.cells if nbtools.is_test_cell(c)]
+    assert answers and all(f"test_{a}" in tests for a in answers if not a.isupper())
+    assert "summary" in nb.cells[-1].source.lower()
