@@ -72,20 +72,22 @@ def short(dtype) -> str:
 def autocast_op_dtypes(device_type: str, dtype: torch.dtype) -> dict[str, torch.dtype]:
     """Run the five operations of notebook 04's question under real autocast on ``device_type``.
 
-    Returns ``{"matmul", "softmax", "cross_entropy", "sum", "add"}`` -> output dtype, where
-    ``add`` adds a ``dtype`` tensor and a float32 tensor. Needs that device to be present.
+    ``a`` and ``b`` are float32; ``h = a @ b`` is computed under autocast (so it is ``dtype`` where
+    matmul autocasts), and softmax, cross-entropy, sum and add take ``h`` as input, as they would
+    take a layer's output. Returns ``{"matmul", "softmax", "cross_entropy", "sum", "add"}`` -> the
+    dtype of each result (``add`` is ``h + a``). Needs that device to be present.
     """
     a = torch.randn(8, 8, device=device_type)
     b = torch.randn(8, 8, device=device_type)
     target = torch.randint(0, 8, (8,), device=device_type)
-    low = torch.randn(8, 8, device=device_type, dtype=dtype)
     with torch.autocast(device_type=device_type, dtype=dtype):
+        h = a @ b
         return {
-            "matmul": (a @ b).dtype,
-            "softmax": torch.softmax(a, dim=1).dtype,
-            "cross_entropy": torch.nn.functional.cross_entropy(a, target).dtype,
-            "sum": a.sum().dtype,
-            "add": (low + a).dtype,
+            "matmul": h.dtype,
+            "softmax": torch.softmax(h, dim=1).dtype,
+            "cross_entropy": torch.nn.functional.cross_entropy(h, target).dtype,
+            "sum": h.sum().dtype,
+            "add": (h + a).dtype,
         }
 
 

@@ -64,13 +64,13 @@ def _worker_roots(root: Path, out: Path, jobs: int) -> list[Path]:
 
 
 def autograde(submissions: Path, out: Path, names: list[str] | None = None, progress: bool = True,
-              jobs: int = 1, shard: tuple[int, int] | None = None) -> list[Row]:
+              jobs: int = 1, shard: tuple[int, int] | None = None, solutions: Path | None = None) -> list[Row]:
     """Grade every student (of one shard) in ``submissions`` with ``jobs`` parallel workers."""
     names = names or notebook_names()
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     root = out / "course"
-    course.create(root, names)
+    course.create(root, names, **({"solutions": Path(solutions)} if solutions else {}))
     for folder in ("logs", "workers"):
         shutil.rmtree(out / folder, ignore_errors=True)
     maxima = max_scores(root, names)

@@ -1,7 +1,9 @@
-"""Every limit the grading run enforces, in one place (documented in the README).
+"""Every limit the grading run enforces, in one place (documented in docs/grading.md).
 
 Override any of them for one run with an environment variable of the same name, e.g.
-``GRADER_NOTEBOOK_WALL_S=900 python -m graders autograde ...``.
+``GRADER_NOTEBOOK_WALL_S=900 python -m graders autograde ...``. The values are read when this
+module is imported; :func:`reload` reads the environment again (the tests use it), and the
+grading code always reads ``limits.NAME`` at the moment it needs the value.
 """
 
 from __future__ import annotations
@@ -14,13 +16,51 @@ def _env(name: str, default: float) -> float:
     return float(value) if value else default
 
 
-#: Seconds one cell may run before nbgrader interrupts it (nbgrader's own default is 30).
-CELL_TIMEOUT_S = int(_env("GRADER_CELL_TIMEOUT_S", 120))
-#: Seconds one notebook's whole grading (kernel start, every cell, saving) may take.
-NOTEBOOK_WALL_S = int(_env("GRADER_NOTEBOOK_WALL_S", 600))
-#: Address space, in GiB, for the process that grades one notebook and the kernel it starts.
-MEMORY_GIB = _env("GRADER_MEMORY_GIB", 8)
-#: Lines of output kept per stream in the graded copy (nbgrader's LimitOutput).
-MAX_OUTPUT_LINES = int(_env("GRADER_MAX_OUTPUT_LINES", 1000))
-#: Largest submitted file accepted, in MiB.
-MAX_FILE_MIB = _env("GRADER_MAX_FILE_MIB", 50)
+def reload() -> None:
+    """Read every limit from the environment again (defaults where a variable is unset)."""
+    g = globals()
+    #: Seconds one cell may run before nbgrader interrupts it (nbgrader's own default is 30).
+    g["CELL_TIMEOUT_S"] = int(_env("GRADER_CELL_TIMEOUT_S", 120))
+    #: Seconds one notebook's whole grading (kernel start, every cell, saving) may take.
+    g["NOTEBOOK_WALL_S"] = int(_env("GRADER_NOTEBOOK_WALL_S", 600))
+    #: Address space, in GiB, for the process that grades one notebook and the kernel it starts.
+    #: (CPU and CUDA builds of torch import and train the course's models well under 8 GiB.)
+    g["MEMORY_GIB"] = _env("GRADER_MEMORY_GIB", 8)
+    #: Lines of output kept per stream in the graded copy (nbgrader's LimitOutput).
+    g["MAX_OUTPUT_LINES"] = int(_env("GRADER_MAX_OUTPUT_LINES", 1000))
+    #: Characters of output one cell may send before the rest is dropped inside the kernel
+    #: (a million printed lines would otherwise fill the grader's memory before LimitOutput runs).
+    g["MAX_OUTPUT_CHARS"] = int(_env("GRADER_MAX_OUTPUT_CHARS", 200_000))
+    #: Largest submitted file accepted, in MiB (a notebook, or a zip before unpacking).
+    g["MAX_FILE_MIB"] = _env("GRADER_MAX_FILE_MIB", 50)
+    #: Most bytes, in MiB, unpacked from one student's zip files, and most files taken from them.
+    g["MAX_UNZIPPED_MIB"] = _env("GRADER_MAX_UNZIPPED_MIB", 200)
+    g["MAX_ZIP_FILES"] = int(_env("GRADER_MAX_ZIP_FILES", 500))
+
+
+CELL_TIMEOUT_S: int
+NOTEBOOK_WALL_S: int
+MEMORY_GIB: float
+MAX_OUTPUT_LINES: int
+MAX_OUTPUT_CHARS: int
+MAX_FILE_MIB: float
+MAX_UNZIPPED_MIB: float
+MAX_ZIP_FILES: int
+reload()
+
+
+def describe() -> list[tuple[str, str, str]]:
+    """``(variable, value, meaning)`` for every limit, for the docs and the autograde banner."""
+    return [
+        ("GRADER_CELL_TIMEOUT_S", f"{CELL_TIMEOUT_S}", "seconds one cell may run; then it is interrupted "
+                                                       "(the test cells after it still run)"),
+        ("GRADER_NOTEBOOK_WALL_S", f"{NOTEBOOK_WALL_S}", "seconds for one notebook in all; then the "
+                                                         "notebook is failed"),
+        ("GRADER_MEMORY_GIB", f"{MEMORY_GIB:g}", "GiB of address space for nbgrader and its kernel"),
+        ("GRADER_MAX_OUTPUT_LINES", f"{MAX_OUTPUT_LINES}", "lines kept per output stream in the graded copy"),
+        ("GRADER_MAX_OUTPUT_CHARS", f"{MAX_OUTPUT_CHARS}", "characters one cell may print; the rest is "
+                                                           "dropped in the kernel"),
+        ("GRADER_MAX_FILE_MIB", f"{MAX_FILE_MIB:g}", "MiB for one submitted file (notebook or zip)"),
+        ("GRADER_MAX_UNZIPPED_MIB", f"{MAX_UNZIPPED_MIB:g}", "MiB unpacked from one student's zip files"),
+        ("GRADER_MAX_ZIP_FILES", f"{MAX_ZIP_FILES}", "files taken from one student's zip files"),
+    ]

@@ -30,7 +30,7 @@ MISTAKES = [
             if isinstance(obj, (list, tuple)):
                 return type(obj)(to_device(o, device, non_blocking) for o in obj)
             return obj
-        ''', loses=("test_to_device",), why="dicts are returned as they are", sample=True),
+        ''', loses=("test_to_device",), why="dicts are returned as they are"),
     Mistake("non-blocking-dropped", "to_device", '''
         def to_device(obj, device, non_blocking=False):
             if isinstance(obj, torch.Tensor):
@@ -144,7 +144,7 @@ MISTAKES = [
                     correct += (model(x).argmax(1) == y).sum().item()
                     total += len(y)
             return correct / total
-        ''', loses=("test_evaluate",), why="forgets model.eval()", sample=True),
+        ''', loses=("test_evaluate",), why="forgets model.eval()"),
     Mistake("with-autograd", "evaluate", '''
         def evaluate(model, loader, device) -> float:
             model.eval()

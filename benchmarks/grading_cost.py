@@ -1,0 +1,141 @@
+"""What grading costs: prints, in one run on this machine,
+
+1. the autograde time of each reference notebook in quick mode, the floor (the same nbgrader run
+   of a notebook that only imports torch and the helper package), their ratio, and the peak memory
+   (largest resident set of nbgrader and its kernel) per notebook;
+2. the time to grade a batch of synthetic students serially and with ``--jobs N``.
+
+    python benchmarks/grading_cost.py                 # everything (about half an hour here)
+    python benchmarks/grading_cost.py --no-batch      # part 1 only (a few minutes)
+    python benchmarks/grading_cost.py --students 4    # a smaller batch
+
+Each measurement grades in a fresh child process, so that its peak memory is its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+FLOOR = "00_floor"
+
+
+def write_floor_notebook(folder: Path) -> None:
+    """A notebook that only imports torch and the helper package, with one trivial test."""
+    from graders.authoring import notebook, save, solution, tests, code
+    save(notebook([
+        code("imports", "import torch\nimport gpucourse.env, gpucourse.checks"),
+        solution("answer", "def answer():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION"),
+        tests("test_answer", 1, "assert answer() == 1"),
+    ]), folder / f"{FLOOR}.ipynb")
+
+
+def grade_in_child(name: str, solutions: Path, work: Path, repeats: int) -> dict:
+    """Grade the reference of ``name`` in a child process; wall seconds (median) and peak RSS."""
+    script = f"""
+import json, resource, shutil, sys, time
+from pathlib import Path
+sys.path.insert(0, {str(REPO)!r})
+from graders import nbtools
+from graders.autograde import autograde
+subs = Path({str(work)!r}) / "subs-{name}"
+shutil.rmtree(subs, ignore_errors=True)
+nb = nbtools.read(Path({str(solutions)!r}) / "{name}.ipynb")
+nbtools.write(nb, subs / "reference" / "{name}.ipynb")
+autograde(subs, Path({str(work)!r}) / "out-{name}", names=["{name}"], progress=False,
+          solutions=Path({str(solutions)!r}))  # warm-up: builds the course, fills caches
+times = []
+for _ in range({repeats}):
+    start = time.perf_counter()
+    from graders.grade_one import grade_one
+    from graders import intake
+    root = Path({str(work)!r}) / "out-{name}" / "course"
+    item = intake.intake_student(subs / "reference", ["{name}"])["{name}"]
+    row = grade_one(root, Path({str(work)!r}) / "out-{name}", "reference", item, 0)
+    times.append(time.perf_counter() - start)
+    assert row.status == "graded", row.message
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
+print(json.dumps({{"times": times, "peak_gib": peak, "score": row.score, "max": row.max_score}}))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO)
+    if out.returncode != 0:
+        raise RuntimeError(f"{name}: {out.stderr[-2000:]}")
+    data = json.loads(out.stdout.strip().splitlines()[-1])
+    data["median_s"] = statistics.median(data["times"])
+    return data
+
+
+def per_notebook(work: Path, repeats: int, only: list[str] | None = None) -> None:
+    from graders.paths import SOLUTIONS, notebook_names
+    solutions = work / "solutions"
+    solutions.mkdir()
+    for path in SOLUTIONS.glob("*.ipynb"):
+        shutil.copy(path, solutions)
+    write_floor_notebook(solutions)
+    floor = grade_in_child(FLOOR, solutions, work, repeats)
+    print(f"\n{'notebook':<18}{'autograde s':>12}{'x floor':>9}{'peak GiB':>10}{'score':>9}")
+    print(f"{FLOOR + ' (floor)':<18}{floor['median_s']:>12.2f}{1.0:>9.2f}{floor['peak_gib']:>10.2f}{'':>9}")
+    total = 0.0
+    names = only or notebook_names()
+    for name in names:
+        r = grade_in_child(name, solutions, work, repeats)
+        total += r["median_s"]
+        print(f"{name:<18}{r['median_s']:>12.2f}{r['median_s'] / floor['median_s']:>9.2f}"
+              f"{r['peak_gib']:>10.2f}{r['score']:>5g}/{r['max']:<3g}", flush=True)
+    print(f"{'all ' + str(len(names)):<18}{total:>12.2f}{total / (len(names) * floor['median_s']):>9.2f}"
+          f"   (target: at most 2.00 x the floor in total)")
+
+
+def batch(work: Path, students: int, jobs: int) -> None:
+    from graders import nbtools
+    from graders.autograde import autograde
+    from graders.samples import reference_answers, submission
+    from graders.paths import notebook_names
+    subs = work / "batch"
+    names = notebook_names()
+    for name in names:
+        nb = submission(name, reference_answers(name))
+        for k in range(students):
+            nbtools.write(nb, subs / f"student{k:03d}" / f"{name}.ipynb")
+    times = {}
+    for j in (1, jobs):
+        start = time.perf_counter()
+        rows = autograde(subs, work / f"batch-out-{j}", names=names, jobs=j, progress=False)
+        times[j] = time.perf_counter() - start
+        assert all(r.status == "graded" and r.score == r.max_score for r in rows)
+        print(f"{students} students x {len(names)} notebooks with --jobs {j}: {times[j]:.0f} s "
+              f"({times[j] / (students * len(names)):.2f} s per submission)", flush=True)
+    print(f"--jobs {jobs} / serial = {times[jobs] / times[1]:.2f}  (target: at most 0.65)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3, help="timed gradings per notebook (median)")
+    parser.add_argument("--students", type=int, default=16)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--no-batch", action="store_true")
+    parser.add_argument("--notebooks", nargs="*", default=None, help="only these notebooks (default: all)")
+    args = parser.parse_args()
+    os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    with tempfile.TemporaryDirectory(prefix="grading-cost-") as tmp:
+        per_notebook(Path(tmp), args.repeats, args.notebooks)
+        if not args.no_batch:
+            batch(Path(tmp), args.students, args.jobs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

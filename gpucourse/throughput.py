@@ -1,0 +1,156 @@
+"""Throughput helpers: a simulated asynchronous GPU for CPU graders, and GPU utilization readings.
+
+:class:`FakeAsyncDevice` lets a CPU-only machine check *how* code times GPU work. While it is active,
+``torch.cuda.synchronize`` (and ``torch.accelerator.synchronize``) wait for simulated work, and the test's
+functions queue that work with :meth:`FakeAsyncDevice.launch`, which returns at once, like a CUDA kernel
+launch. Code that forgets to synchronize measures only the launches, as it would on a real GPU::
+
+    with FakeAsyncDevice() as gpu:
+        def step(x, y):
+            gpu.launch(0.010)          # 10 ms of "GPU" work, queued
+        throughput(step, batches, torch.device("cuda"))
+
+:func:`gpu_utilization` reads the share of time the GPU was busy (the diagnosis for a model too small to
+keep it busy); :class:`UtilizationSampler` averages it over a block of code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import subprocess
+import threading
+import time
+from unittest import mock
+
+import torch
+
+
+class FakeAsyncDevice:
+    """A simulated asynchronous device "cuda" on which queued work finishes only with time.
+
+    Work runs one launch after another on the simulated device, in parallel with the host, as on a GPU.
+    ``synchronize`` blocks (really sleeps) until every queued launch has finished. ``syncs`` counts the
+    synchronize calls and ``log`` records ``("launch", seconds)`` and ``("sync", None)`` in order.
+    """
+
+    def __init__(self, available: bool = True):
+        self.available = available
+        self.busy_until = time.perf_counter()
+        self.syncs = 0
+        self.launches = 0
+        self.log: list[tuple[str, float | None]] = []
+        self._stack: contextlib.ExitStack | None = None
+
+    # -- the simulated device -----------------------------------------------------------------------
+    def launch(self, seconds: float) -> None:
+        """Queue ``seconds`` of work and return at once."""
+        now = time.perf_counter()
+        self.busy_until = max(self.busy_until, now) + float(seconds)
+        self.launches += 1
+        self.log.append(("launch", float(seconds)))
+
+    @property
+    def pending_s(self) -> float:
+        return max(0.0, self.busy_until - time.perf_counter())
+
+    def synchronize(self, device=None) -> None:
+        self.syncs += 1
+        self.log.append(("sync", None))
+        remaining = self.busy_until - time.perf_counter()
+        if remaining > 0:
+            time.sleep(remaining)
+
+    # -- patching torch ----------------------------------------------------------------------------
+    def __enter__(self) -> "FakeAsyncDevice":
+        self._stack = contextlib.ExitStack()
+        self._stack.enter_context(mock.patch.object(torch.cuda, "synchronize", self.synchronize))
+        self._stack.enter_context(mock.patch.object(torch.cuda, "is_available", lambda: self.available))
+        accelerator = getattr(torch, "accelerator", None)
+        if accelerator is not None and hasattr(accelerator, "synchronize"):
+            self._stack.enter_context(mock.patch.object(accelerator, "synchronize", self.synchronize))
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        assert self._stack is not None
+        self._stack.close()
+        self._stack = None
+        return False
+
+
+# -------------------------------------------------------------------------------------------------
+# GPU utilization
+# -------------------------------------------------------------------------------------------------
+def _nvidia_smi_utilization(index: int = 0) -> float | None:
+    exe = shutil.which("nvidia-smi")
+    if exe is None:
+        return None
+    try:
+        out = subprocess.run([exe, "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits", f"-i={index}"],
+                             capture_output=True, text=True, timeout=5, check=True).stdout
+        return float(out.strip().splitlines()[0])
+    except Exception:
+        return None
+
+
+def gpu_utilization(index: int = 0) -> float | None:
+    """Percent of the last sample period in which GPU ``index`` ran a kernel, or None without a reading.
+
+    Uses ``torch.cuda.utilization`` (needs the ``pynvml``/``nvidia-ml-py`` package), else ``nvidia-smi``.
+    The figure is "was any kernel running", not "how much of the GPU was used": a tiny kernel that
+    occupies one SM counts as busy. Low utilization still proves the GPU was waiting for the host.
+    """
+    if not torch.cuda.is_available():
+        return None
+    try:
+        return float(torch.cuda.utilization(index))
+    except Exception:  # pynvml missing, or a driver that does not report it
+        return _nvidia_smi_utilization(index)
+
+
+def utilization_source() -> str:
+    """Where :func:`gpu_utilization` gets its numbers here, in words."""
+    if not torch.cuda.is_available():
+        return "no CUDA GPU: no utilization to read"
+    try:
+        torch.cuda.utilization(0)
+        return "torch.cuda.utilization (NVML)"
+    except Exception:
+        return "nvidia-smi" if shutil.which("nvidia-smi") else "not available (no pynvml, no nvidia-smi)"
+
+
+class UtilizationSampler:
+    """Average GPU utilization while a block runs: ``with UtilizationSampler() as u: ...; u.mean``.
+
+    Samples :func:`gpu_utilization` every ``interval_s`` in a background thread. ``mean`` is None when
+    no reading was available (no GPU, no NVML and no nvidia-smi, or a block shorter than one sample).
+    """
+
+    def __init__(self, interval_s: float = 0.1, index: int = 0, reader=None):
+        self.interval_s = interval_s
+        self.index = index
+        self.reader = reader or gpu_utilization
+        self.samples: list[float] = []
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            value = self.reader(self.index)
+            if value is not None:
+                self.samples.append(value)
+
+    def __enter__(self) -> "UtilizationSampler":
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        return False
+
+    @property
+    def mean(self) -> float | None:
+        return sum(self.samples) / len(self.samples) if self.samples else None

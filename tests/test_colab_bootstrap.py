@@ -1,0 +1,257 @@
+"""The first code cell of every student notebook, run as on a fresh or a used Colab runtime.
+
+Each scenario runs in a fresh interpreter with a stand-in ``google.colab`` module imported first
+(as Colab's kernel does), ``COLAB_RELEASE_TAG`` set, and ``subprocess.run`` replaced by a
+recording stand-in for pip: pip calls are recorded and "install" by lifting an import gate,
+every other command runs for real. The gate makes chosen packages look missing, or makes
+``gpucourse`` look like an older version, until the stand-in pip installs them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from graders import authoring, nbtools
+from graders.cmd_refresh_setup import refresh_setup, setup_cell_index
+from graders.paths import NOTEBOOKS, SOLUTIONS, notebook_names
+
+import gpucourse
+
+HARNESS = textwrap.dedent(r'''
+    import importlib.util, json, os, re, subprocess, sys, time
+    T0 = time.perf_counter()
+    conf = json.loads(open(sys.argv[1]).read())
+    work = conf["work"]
+
+    # A stand-in google.colab, imported before anything else as Colab's kernel does.
+    os.makedirs(os.path.join(work, "fakecolab", "google", "colab"), exist_ok=True)
+    for rel in ("google/__init__.py", "google/colab/__init__.py"):
+        open(os.path.join(work, "fakecolab", rel), "w").write("# stand-in for tests\n")
+    sys.path.insert(0, os.path.join(work, "fakecolab"))
+    import google.colab  # noqa: F401
+    os.environ["COLAB_RELEASE_TAG"] = "simulated"
+
+    # An old gpucourse, for the "another version is installed" scenario.
+    stub = os.path.join(work, "oldpkg", "gpucourse")
+    os.makedirs(stub, exist_ok=True)
+    open(os.path.join(stub, "__init__.py"), "w").write('__version__ = "0.0.1"\n')
+
+    INSTALLED = set()
+
+    class Gate:
+        """Makes conf["missing"] look absent (and gpucourse look old) until pip installs it."""
+        def find_spec(self, name, path=None, target=None):
+            top = name.split(".")[0]
+            if top in INSTALLED:
+                return None
+            if top == "gpucourse" and conf.get("old_gpucourse"):
+                if name == "gpucourse":
+                    return importlib.util.spec_from_file_location(
+                        name, os.path.join(stub, "__init__.py"), submodule_search_locations=[stub])
+                return None
+            if top in conf["missing"]:
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+            return None
+
+    sys.meta_path.insert(0, Gate())
+
+    CALLS = []
+    real_run = subprocess.run
+
+    def fake_run(cmd, *args, **kwargs):
+        argv = [str(a) for a in cmd] if isinstance(cmd, (list, tuple)) else str(cmd).split()
+        if "pip" not in argv[:3] and not any(a.endswith("pip") for a in argv[:1]):
+            return real_run(cmd, *args, **kwargs)
+        CALLS.append(argv)
+        if conf["offline"]:
+            err = ("ERROR: Could not find a version that satisfies the requirement (network unreachable: "
+                   "Failed to establish a new connection: [Errno -3] Temporary failure in name resolution)")
+            return subprocess.CompletedProcess(argv, 1, "", err)
+        reqs = [a for a in argv[argv.index("install") + 1:] if not a.startswith("-")]
+        for req in reqs:
+            INSTALLED.add(re.split(r"[ @=<>\[;]", req, maxsplit=1)[0].replace("-", "_"))
+        return subprocess.CompletedProcess(argv, 0, "", "")
+
+    subprocess.run = fake_run
+
+    import contextlib, io
+    results = []
+    for item in conf["cells"]:
+        INSTALLED.clear()
+        for mod in [m for m in sys.modules if m.split(".")[0] in set(conf["missing"]) | {"gpucourse"}]:
+            if conf["missing"] or conf.get("old_gpucourse"):
+                del sys.modules[mod]
+        for run in range(conf["runs"]):
+            CALLS.clear()
+            out = io.StringIO()
+            ns = {"__name__": "__main__"}
+            start = time.perf_counter()
+            error = None
+            with contextlib.redirect_stdout(out):
+                try:
+                    exec(compile(item["source"], item["name"] + ":setup", "exec"), ns)
+                except SystemExit as exc:
+                    error = "SystemExit: " + str(exc)
+                except BaseException as exc:
+                    error = f"{type(exc).__name__}: {exc}"
+            mod = sys.modules.get("gpucourse")
+            results.append({
+                "name": item["name"], "run": run, "calls": [list(c) for c in CALLS],
+                "stdout": out.getvalue(), "error": error, "seconds": time.perf_counter() - start,
+                "since_start": time.perf_counter() - T0,
+                "expected_version": ns.get("GPUCOURSE_VERSION"), "source": ns.get("GPUCOURSE_SOURCE"),
+                "loaded_version": getattr(mod, "__version__", None),
+                "device": str(ns.get("DEVICE")), "quick": ns.get("QUICK"), "has_torch": "torch" in ns,
+            })
+    print(json.dumps(results))
+''')
+
+
+def first_code_cells(folder: Path) -> list[dict]:
+    cells = []
+    for name in notebook_names():
+        path = folder / f"{name}.ipynb"
+        if path.exists():
+            nb = nbtools.read(path)
+            source = next(c.source for c in nb.cells if c.cell_type == "code")
+            cells.append({"name": name, "source": source})
+    return cells
+
+
+def simulate(tmp_path: Path, cells: list[dict], *, missing=(), old=False, offline=False, runs=2) -> list[dict]:
+    work = tmp_path / "colab"
+    data = work / "data" / "FashionMNIST" / "raw"
+    data.mkdir(parents=True, exist_ok=True)
+    for name in ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                 "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"):
+        (data / name).touch()  # "cached": the set-up cell must not fetch anything
+    conf = {"work": str(work), "cells": cells, "missing": list(missing), "old_gpucourse": old,
+            "offline": offline, "runs": runs}
+    (work / "conf.json").write_text(json.dumps(conf))
+    (work / "harness.py").write_text(HARNESS)
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "NBGRADER_EXECUTION", "COURSE_QUICK", "MPLBACKEND")}
+    env["COURSE_DATA"] = str(work / "data")
+    proc = subprocess.run([sys.executable, str(work / "harness.py"), str(work / "conf.json")], cwd=work,
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def requirements(call: list[str]) -> list[str]:
+    return [a for a in call[call.index("install") + 1:] if not a.startswith("-")]
+
+
+@pytest.fixture(scope="module")
+def cells() -> list[dict]:
+    found = first_code_cells(NOTEBOOKS)
+    assert found, "no student notebooks"
+    return found
+
+
+def test_setup_cells_are_current_and_shared():
+    """Every solution's set-up cell is today's setup_cell(); the student copy carries the same cell."""
+    assert refresh_setup(check=True) == [], "run: python -m graders refresh-setup && python -m graders build"
+    for name in notebook_names():
+        solution = nbtools.read(SOLUTIONS / f"{name}.ipynb")
+        index = setup_cell_index(solution)
+        assert index is not None, f"{name}: the first code cell must be the set-up cell"
+        student = NOTEBOOKS / f"{name}.ipynb"
+        if student.exists():
+            first = next(c for c in nbtools.read(student).cells if c.cell_type == "code")
+            assert first.source == solution.cells[index].source, f"{name}: rebuild notebooks/"
+            assert nbtools.nbgrader_meta(first).get("locked"), f"{name}: the set-up cell must be read-only"
+
+
+def test_fresh_runtime_installs_only_what_is_missing_and_is_idempotent(tmp_path, cells):
+    results = simulate(tmp_path, cells, missing=["gpucourse", "tqdm"], runs=2)
+    config = authoring.course_config()
+    for first, second in zip(results[::2], results[1::2]):
+        name = first["name"]
+        assert first["error"] is None and second["error"] is None, (name, first["error"], second["error"])
+        installed = [r for call in first["calls"] for r in requirements(call)]
+        assert any(r.startswith("gpucourse @ git+https://github.com/" + config["repo"] + "@") for r in installed), installed
+        assert "tqdm" in installed, installed
+        assert not any(r.split("=")[0].strip().startswith("torch") for r in installed), f"{name}: torch installed"
+        assert set(installed) <= {"tqdm", f"gpucourse @ {first['source']}"}, f"{name}: installed more than missing"
+        ref = config["package_ref"] or config["branch"]
+        assert first["source"] == f"git+https://github.com/{config['repo']}@{ref}"
+        # pinned: the notebook names the helper's version, and that version is the one loaded
+        assert first["expected_version"] == gpucourse.__version__ == first["loaded_version"], name
+        assert second["calls"] == [], f"{name}: a second run must install nothing, got {second['calls']}"
+        for run in (first, second):
+            assert run["has_torch"] and run["device"] == "cpu" and run["quick"] is False
+            assert "Device: cpu" in run["stdout"] and "torch" in run["stdout"]
+            assert "T4 GPU" in run["stdout"], "on Colab without a GPU the report must advise a T4 runtime"
+            assert "Data: Fashion-MNIST is cached" in run["stdout"]
+
+
+def test_other_gpucourse_version_is_replaced_alone(tmp_path, cells):
+    results = simulate(tmp_path, cells[:2], old=True, runs=2)
+    for first, second in zip(results[::2], results[1::2]):
+        assert first["error"] is None, first["error"]
+        assert len(first["calls"]) == 1, first["calls"]
+        call = first["calls"][0]
+        assert requirements(call) == [f"gpucourse @ {first['source']}"]
+        assert "--force-reinstall" in call and "--no-deps" in call, "reinstall that one package, nothing else"
+        assert first["loaded_version"] == first["expected_version"] == gpucourse.__version__
+        assert second["calls"] == []
+
+
+def test_offline_runtime_gets_a_clear_message(tmp_path, cells):
+    results = simulate(tmp_path, cells[:1], missing=["gpucourse"], offline=True, runs=1)
+    error = results[0]["error"]
+    assert error and error.startswith("SystemExit: Could not install the helper package gpucourse"), error
+    assert "online" in error and "run this cell again" in error and "name resolution" in error
+
+
+def test_nothing_missing_is_fast_and_installs_nothing(tmp_path, cells):
+    """Offline on purpose: with everything present no network is needed; under 10 s from a cold start."""
+    distinct = list({c["source"]: c for c in cells}.values())
+    for cell in distinct:
+        results = simulate(tmp_path, [cell] + cells, offline=True, runs=1)
+        cold = results[0]
+        assert cold["error"] is None, cold["error"]
+        assert cold["since_start"] < 10, f"set-up took {cold['since_start']:.1f} s from interpreter start"
+        for run in results:
+            assert run["error"] is None and run["calls"] == [], (run["name"], run["calls"], run["error"])
+            assert run["seconds"] < 10
+
+
+def test_install_command_never_replaces_torch(monkeypatch):
+    from packaging.requirements import Requirement
+
+    from gpucourse import bootstrap
+
+    cmd = bootstrap.install_command(["torchvision", "tqdm"])
+    torch_pins = [a for a in cmd if a.startswith("torch==")]
+    import importlib.metadata
+    assert torch_pins == [f"torch=={importlib.metadata.version('torch')}"], "a missing torchvision is pinned to the installed torch"
+    assert bootstrap.install_command(["tqdm"])[-1] == "tqdm"
+    monkeypatch.setattr(bootstrap, "has_module", lambda name: name != "numpy")
+    assert bootstrap.missing_requirements() == ["numpy"]
+    # what the set-up cell asks pip for is a valid requirement naming the package and the configured source
+    req = Requirement(f"gpucourse @ {authoring.package_source()}")
+    assert req.name == "gpucourse" and req.url.startswith("git+https://github.com/")
+
+
+def test_version_mismatch_is_reported(capsys):
+    from gpucourse import bootstrap
+
+    assert bootstrap.check_version(gpucourse.__version__) is True
+    assert bootstrap.check_version("0.0.0-other") is False
+    assert "written for gpucourse 0.0.0-other" in capsys.readouterr().out
+
+
+def test_helper_version_matches_the_package_metadata():
+    """pip installs what pyproject.toml says; the set-up cell compares with gpucourse.__version__."""
+    import re as _re
+
+    pyproject = (SOLUTIONS.parent / "pyproject.toml").read_text()
+    assert _re.search(r'^version\s*=\s*"([^"]+)"', pyproject, _re.M).group(1) == gpucourse.__version__
