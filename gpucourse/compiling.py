@@ -56,7 +56,7 @@ def compile_unavailable_reason(device: str | torch.device = "cpu", backend: str 
                     f"with torch {torch.__version__} yet")
     except Exception:
         pass
-    if not callable(backend) and backend not in CODEGEN_BACKENDS:
+    if callable(backend) or backend not in CODEGEN_BACKENDS:
         return None  # "eager", "aot_eager" and custom backends need no compiler
     if device.type == "cuda":
         major, minor = torch.cuda.get_device_capability(device)
@@ -72,6 +72,18 @@ def compile_unavailable_reason(device: str | torch.device = "cpu", backend: str 
     elif device.type == "mps":
         return "inductor's Apple MPS support is a prototype; this course compiles only for cpu and cuda"
     return None
+
+
+def _describe(error: BaseException) -> str:
+    """One line naming the error, and the backend's own error when Dynamo wrapped it."""
+    def first_line(e: BaseException) -> str:
+        return (str(e).strip().splitlines() or [""])[0][:200]
+
+    inner = getattr(error, "inner_exception", None) or error.__cause__
+    text = f"{type(error).__name__}: {first_line(error)}"
+    if inner is not None and inner is not error:
+        text += f" ({type(inner).__name__}: {first_line(inner)})"
+    return text
 
 
 class CompileResult(NamedTuple):
@@ -104,9 +116,7 @@ def try_compile(model: Callable[..., Any], example_inputs: tuple | None = None, 
                 fn(*example_inputs)
             result = CompileResult(fn, True, f"compiled with backend={backend_name!r} for {torch.device(device)}.")
         except Exception as error:  # compile failures vary by platform; every one means "run eagerly"
-            first_line = (str(error).strip().splitlines() or [""])[0][:200]
-            result = CompileResult(model, False, "torch.compile failed, running eagerly: "
-                                   f"{type(error).__name__}: {first_line}")
+            result = CompileResult(model, False, f"torch.compile failed, running eagerly: {_describe(error)}")
     if verbose:
         print(result.message)
     return result

@@ -28,7 +28,8 @@ from unittest import mock
 
 import torch
 
-__all__ = ["Kernel", "SimDevice", "SimEvent", "SimStream", "simulated_accelerator", "naive_and_synchronized"]
+__all__ = ["Kernel", "SimDevice", "SimEvent", "SimStream", "simulated_accelerator", "naive_and_synchronized",
+           "Workload", "HostWorkload"]
 
 
 class Kernel:
@@ -309,3 +310,57 @@ def naive_and_synchronized(sim: SimDevice, ms: float) -> dict:
     sim.synchronize(caller="naive_and_synchronized")
     synchronized = (time.perf_counter() - start) * 1e3
     return {"naive_ms": naive, "synchronized_ms": synchronized, "true_ms": kernel.duration_ms}
+
+
+class Workload:
+    """A no-argument ``fn()`` for timing tests: each call queues one kernel on ``sim`` and returns at once.
+
+    The first ``warmup_calls`` calls take ``warmup_ms`` each (a slow first call, like cuBLAS set-up or
+    autotuning); later calls cycle through ``durations``. ``kernels`` holds every kernel launched, so
+    a test can compare a student's timings with what the device really spent.
+    """
+
+    def __init__(self, sim: SimDevice, durations=(40.0,), warmup_ms: float | None = None, warmup_calls: int = 0):
+        self.sim = sim
+        self.durations = [float(d) for d in durations]
+        self.warmup_ms = float(warmup_ms if warmup_ms is not None else self.durations[0])
+        self.warmup_calls = int(warmup_calls)
+        self.kernels: list[Kernel] = []
+
+    @property
+    def calls(self) -> int:
+        return len(self.kernels)
+
+    def __call__(self) -> Kernel:
+        i = self.calls
+        if i < self.warmup_calls:
+            ms = self.warmup_ms
+        else:
+            ms = self.durations[(i - self.warmup_calls) % len(self.durations)]
+        kernel = self.sim.launch(ms, name=f"call {i}")
+        self.kernels.append(kernel)
+        return kernel
+
+    def true_ms(self, skip: int = 0) -> list[float]:
+        """What the device spent on each call after the first ``skip`` (waits for them)."""
+        for kernel in self.kernels:
+            kernel.done.wait()
+        return [k.duration_ms for k in self.kernels[skip:]]
+
+
+class HostWorkload:
+    """A no-argument ``fn()`` that works on the host (a sleep) for a chosen time: CPU work is synchronous."""
+
+    def __init__(self, durations=(30.0,)):
+        self.durations = [float(d) for d in durations]
+        self.spent_ms: list[float] = []
+
+    @property
+    def calls(self) -> int:
+        return len(self.spent_ms)
+
+    def __call__(self) -> None:
+        ms = self.durations[self.calls % len(self.durations)]
+        start = time.perf_counter()
+        time.sleep(ms / 1e3)
+        self.spent_ms.append((time.perf_counter() - start) * 1e3)

@@ -10,7 +10,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ["build", "autograde", "merge", "samples", "selftest", "links", "book", "refresh-setup"]
+COMMANDS = ["build", "autograde", "feedback", "merge", "samples", "selftest", "links", "book", "refresh-setup"]
 
 
 def main(argv: list[str] | None = None) -> int:

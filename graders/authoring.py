@@ -144,7 +144,7 @@ def package_version() -> str:
 # runtime), so it holds the minimal install logic itself; the rest is gpucourse.bootstrap.setup.
 SETUP_SOURCE = """
 # Set-up (read-only). Safe to re-run: it installs only what is missing and never touches torch.
-import importlib, subprocess, sys
+import importlib, os, subprocess, sys
 GPUCOURSE_VERSION = "{version}"  # the version of the course's helper package this notebook needs
 GPUCOURSE_SOURCE = "{source}"
 
@@ -154,13 +154,14 @@ def _gpucourse_version():
     except ImportError:
         return None
 
-if _gpucourse_version() != GPUCOURSE_VERSION:  # missing, or another version: (re)install that package only
+if _gpucourse_version() != GPUCOURSE_VERSION and os.environ.get("GPUCOURSE_TRIED") != GPUCOURSE_SOURCE:
     print(f"Installing the course's helper package gpucourse {{GPUCOURSE_VERSION}} ...")
     pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps",
                           f"gpucourse @ {{GPUCOURSE_SOURCE}}"], capture_output=True, text=True)
     if pip.returncode != 0:
         raise SystemExit("Could not install the helper package gpucourse. Is this runtime online? On Colab, "
                          "reconnect and run this cell again.\\npip said: " + pip.stderr.strip()[-500:])
+    os.environ["GPUCOURSE_TRIED"] = GPUCOURSE_SOURCE  # once per session, whatever version it brought
     for _module in [m for m in sys.modules if m.split(".")[0] == "gpucourse"]:
         del sys.modules[_module]  # forget an older copy imported earlier in this session
     importlib.invalidate_caches()
@@ -170,8 +171,10 @@ DEVICE, QUICK = setup(GPUCOURSE_VERSION)  # missing libraries and data, then the
 import torch
 """
 
-#: Last line of the shared part of every version of the set-up cell; what follows it is the notebook's own.
-SETUP_END = re.compile(r"^(DEVICE, QUICK|QUICK)\s*=.*$|^import torch$", re.M)
+#: The end of the shared part of the set-up cell, this version's and the first one's; what follows
+#: it is the notebook's own.
+SETUP_END = (re.compile(r"^DEVICE, QUICK = setup\(.*$(\nimport torch$)?", re.M),
+             re.compile(r"^QUICK\s*=\s*quick_mode\(\).*$", re.M))
 
 
 def setup_source(extra_imports: str = "") -> str:
@@ -183,10 +186,11 @@ def setup_source(extra_imports: str = "") -> str:
 
 def setup_extras(source: str) -> str:
     """The notebook's own lines after the shared part of a set-up cell (any version of it)."""
-    last = None
-    for match in SETUP_END.finditer(source):
-        last = match
-    return source[last.end():].strip("\n") if last else ""
+    for pattern in SETUP_END:
+        match = pattern.search(source)
+        if match:
+            return source[match.end():].strip("\n")
+    return ""
 
 
 def setup_cell(extra_imports: str = "") -> "nbformat.NotebookNode":

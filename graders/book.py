@@ -10,6 +10,7 @@ hidden tests are left out; the visible self-checks stay, with their output.
 from __future__ import annotations
 
 import html
+import json
 import os
 import re
 import shutil
@@ -73,11 +74,20 @@ class Chapter:
     standin: bool = False
 
 
+BADGE = re.compile(r"\[!\[Open In Colab\]\([^)]*\)\]\((?P<url>[^)]+)\)")
+HIDE_INPUT = "book-hide-input"
+
+
 def reader_copy(nb):
-    """The notebook as a reader should see it: no solution markers, no hidden tests."""
+    """The notebook as a reader should see it: no solution markers, no hidden tests, the set-up
+    cell's output without its install code, and the Colab badge as a plain link (no remote image)."""
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.source = MARKER_LINE.sub("", nbtools.strip_hidden(cell.source)).rstrip("\n")
+            if cell.get("id") == "setup":
+                cell.metadata.setdefault("tags", []).append(HIDE_INPUT)
+        elif cell.cell_type == "markdown":
+            cell.source = BADGE.sub(lambda m: f"[Open this notebook in Colab]({m['url']})", cell.source)
     return nb
 
 
@@ -133,21 +143,33 @@ def render(nb, nav: str) -> str:
     from jinja2 import DictLoader
     from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(template_name="lab", extra_loaders=[DictLoader({"book.html.j2": TEMPLATE})],
-                            template_file="book.html.j2", embed_images=True)
+    from nbconvert.preprocessors import TagRemovePreprocessor
+    from traitlets.config import Config
+
+    config = Config()
+    config.TagRemovePreprocessor.remove_input_tags = {HIDE_INPUT}
+    config.TagRemovePreprocessor.enabled = True
+    exporter = HTMLExporter(config=config, template_name="lab", template_file="book.html.j2",
+                            extra_loaders=[DictLoader({"book.html.j2": TEMPLATE})], embed_images=True)
+    exporter.register_preprocessor(TagRemovePreprocessor(config=config), enabled=True)
     body, _ = exporter.from_notebook_node(nb)
     body = body.replace("</head>", f"<style>{STYLE}</style>\n</head>", 1)
     return body.replace("<main>", f"<main>\n{nav}", 1)
+
+
+def title_html(title: str) -> str:
+    """A title as HTML: escaped, with markdown's `code` spans kept as code."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(title))
 
 
 def nav_bar(names: list[str], index: int, titles: dict[str, str]) -> str:
     links = ['<a href="index.html">Contents</a>']
     if index > 0:
         prev = names[index - 1]
-        links.append(f'<a href="{prev}.html">&larr; {html.escape(titles[prev])}</a>')
+        links.append(f'<a href="{prev}.html">&larr; {title_html(titles[prev])}</a>')
     if index + 1 < len(names):
         nxt = names[index + 1]
-        links.append(f'<a href="{nxt}.html">{html.escape(titles[nxt])} &rarr;</a>')
+        links.append(f'<a href="{nxt}.html">{title_html(titles[nxt])} &rarr;</a>')
     return '<nav class="book">' + "".join(links) + "</nav>"
 
 
@@ -161,12 +183,22 @@ def build_book(out: Path = DEFAULT_OUT, names: list[str] | None = None, quick: b
     started = time.perf_counter()
     names = names or notebook_names()
     out = Path(out)
+    timings = out / "timings.json"
+    try:  # longest first, so that the longest notebook does not start last (from the previous build)
+        previous = json.loads(timings.read_text())
+    except (OSError, ValueError):
+        previous = {}  # a first build: later notebooks train longer, start from the end
+    order = sorted(names, key=lambda n: (previous.get(n, 0.0), n), reverse=True)
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
     jobs = jobs or max(1, min(len(names), (os.cpu_count() or 1), 4))
+    from gpucourse.bootstrap import data_present, ensure_data
+
+    if not data_present():  # once, here: notebooks running side by side must not write it at the same time
+        ensure_data()
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = {name: pool.submit(execute, name, quick, timeout, str(solutions)) for name in names}
+        futures = {name: pool.submit(execute, name, quick, timeout, str(solutions)) for name in order}
         results = {}
         for name in names:
             text, seconds, error = futures[name].result()
@@ -189,7 +221,7 @@ def build_book(out: Path = DEFAULT_OUT, names: list[str] | None = None, quick: b
         note = f" <span class='meta'>({ch.figures} figure{'s' if ch.figures != 1 else ''}, ran in {ch.seconds:.0f} s)</span>"
         if ch.error:
             note += f" <strong>did not run to the end: {html.escape(ch.error)}</strong>"
-        items.append(f'<li><a href="{ch.name}.html">{html.escape(ch.title)}</a>{note}</li>')
+        items.append(f'<li><a href="{ch.name}.html">{title_html(ch.title)}</a>{note}</li>')
     warnings = ""
     if any(ch.standin for ch in chapters):
         warnings = ("<p class='warn'>Built without network access: the training figures come from the offline "
@@ -199,6 +231,7 @@ def build_book(out: Path = DEFAULT_OUT, names: list[str] | None = None, quick: b
                               warnings=warnings, items="\n".join(items), mode="quick" if quick else "full",
                               date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), device=html.escape(device),
                               torch=torch.__version__, seconds=time.perf_counter() - started)
+    timings.write_text(json.dumps({ch.name: round(ch.seconds, 1) for ch in chapters}, indent=1) + "\n")
     index_path = out / "index.html"
     index_path.write_text(index_page, encoding="utf-8")
     return index_path, chapters

@@ -23,8 +23,8 @@ def reload() -> None:
     g["CELL_TIMEOUT_S"] = int(_env("GRADER_CELL_TIMEOUT_S", 120))
     #: Seconds one notebook's whole grading (kernel start, every cell, saving) may take.
     g["NOTEBOOK_WALL_S"] = int(_env("GRADER_NOTEBOOK_WALL_S", 600))
-    #: Address space, in GiB, for the process that grades one notebook and the kernel it starts.
-    #: (CPU and CUDA builds of torch import and train the course's models well under 8 GiB.)
+    #: Private memory (RLIMIT_DATA), in GiB, for the process that grades one notebook and its kernel
+    #: (see graders.grade_one; the course's notebooks need well under 8 GiB).
     g["MEMORY_GIB"] = _env("GRADER_MEMORY_GIB", 8)
     #: Lines of output kept per stream in the graded copy (nbgrader's LimitOutput).
     g["MAX_OUTPUT_LINES"] = int(_env("GRADER_MAX_OUTPUT_LINES", 1000))
@@ -36,6 +36,13 @@ def reload() -> None:
     #: Most bytes, in MiB, unpacked from one student's zip files, and most files taken from them.
     g["MAX_UNZIPPED_MIB"] = _env("GRADER_MAX_UNZIPPED_MIB", 200)
     g["MAX_ZIP_FILES"] = int(_env("GRADER_MAX_ZIP_FILES", 500))
+    #: 1: a notebook whose code is flagged as tampering by the static scan still runs, so that the
+    #: message can say what nbgrader would have given; 0: it is failed without running (faster).
+    g["RUN_FLAGGED"] = int(_env("GRADER_RUN_FLAGGED", 1))
+    #: 1: compare the helper package, the venv's start-up files and the submissions before and after
+    #: each run, and fail a run during which they changed. Off by default: on a machine where people
+    #: edit the repository while grading runs, every such edit would fail the notebook being graded.
+    g["WATCH_FILES"] = int(_env("GRADER_WATCH_FILES", 0))
 
 
 CELL_TIMEOUT_S: int
@@ -46,6 +53,8 @@ MAX_OUTPUT_CHARS: int
 MAX_FILE_MIB: float
 MAX_UNZIPPED_MIB: float
 MAX_ZIP_FILES: int
+RUN_FLAGGED: int
+WATCH_FILES: int
 reload()
 
 
@@ -56,11 +65,15 @@ def describe() -> list[tuple[str, str, str]]:
                                                        "(the test cells after it still run)"),
         ("GRADER_NOTEBOOK_WALL_S", f"{NOTEBOOK_WALL_S}", "seconds for one notebook in all; then the "
                                                          "notebook is failed"),
-        ("GRADER_MEMORY_GIB", f"{MEMORY_GIB:g}", "GiB of address space for nbgrader and its kernel"),
+        ("GRADER_MEMORY_GIB", f"{MEMORY_GIB:g}", "GiB of private memory for nbgrader and its kernel"),
         ("GRADER_MAX_OUTPUT_LINES", f"{MAX_OUTPUT_LINES}", "lines kept per output stream in the graded copy"),
         ("GRADER_MAX_OUTPUT_CHARS", f"{MAX_OUTPUT_CHARS}", "characters one cell may print; the rest is "
                                                            "dropped in the kernel"),
         ("GRADER_MAX_FILE_MIB", f"{MAX_FILE_MIB:g}", "MiB for one submitted file (notebook or zip)"),
         ("GRADER_MAX_UNZIPPED_MIB", f"{MAX_UNZIPPED_MIB:g}", "MiB unpacked from one student's zip files"),
         ("GRADER_MAX_ZIP_FILES", f"{MAX_ZIP_FILES}", "files taken from one student's zip files"),
+        ("GRADER_RUN_FLAGGED", f"{RUN_FLAGGED}", "1: run a notebook flagged by the static scan anyway, "
+                                                 "to report nbgrader's score; 0: fail it unrun"),
+        ("GRADER_WATCH_FILES", f"{WATCH_FILES}", "1: fail a run during which the helper package, the venv's "
+                                                 "start-up files or the submissions changed"),
     ]

@@ -59,11 +59,10 @@ def notebook_title(name: str) -> str:
 
 
 def badge_table(names: list[str] | None = None) -> str:
-    rows = ["| notebook | what it is about | open it |", "|---|---|---|"]
+    rows = ["| notebook | title | open it |", "|---|---|---|"]
     for name in names or notebook_names():
-        title = notebook_title(name)
-        about = title.split(":", 1)[1].strip() if ":" in title else title
-        rows.append(f"| `{name}.ipynb` | {about} | {authoring.badge(name)} |")
+        title = re.sub(r"^\d\d\s*[·.:-]\s*", "", notebook_title(name))  # "01 · Devices: ..." -> "Devices: ..."
+        rows.append(f"| `{name}.ipynb` | {title} | {authoring.badge(name)} |")
     return "\n".join(rows)
 
 

@@ -38,10 +38,14 @@ HARNESS = textwrap.dedent(r'''
     import google.colab  # noqa: F401
     os.environ["COLAB_RELEASE_TAG"] = "simulated"
 
-    # An old gpucourse, for the "another version is installed" scenario.
+    # Another gpucourse version (a copy of this one, numbered 0.0.1), for the "another version" scenarios.
+    import shutil
     stub = os.path.join(work, "oldpkg", "gpucourse")
-    os.makedirs(stub, exist_ok=True)
-    open(os.path.join(stub, "__init__.py"), "w").write('__version__ = "0.0.1"\n')
+    if not os.path.exists(stub):
+        shutil.copytree(conf["package"], stub, ignore=shutil.ignore_patterns("__pycache__"))
+        init = os.path.join(stub, "__init__.py")
+        text = open(init).read()
+        open(init, "w").write(re.sub(r'__version__ = "[^"]*"', '__version__ = "0.0.1"', text))
 
     INSTALLED = set()
 
@@ -55,7 +59,7 @@ HARNESS = textwrap.dedent(r'''
                 if name == "gpucourse":
                     return importlib.util.spec_from_file_location(
                         name, os.path.join(stub, "__init__.py"), submodule_search_locations=[stub])
-                return None
+                return None  # submodules: found on the stub's __path__
             if top in conf["missing"]:
                 raise ModuleNotFoundError(f"No module named {name!r}", name=name)
             return None
@@ -76,6 +80,8 @@ HARNESS = textwrap.dedent(r'''
             return subprocess.CompletedProcess(argv, 1, "", err)
         reqs = [a for a in argv[argv.index("install") + 1:] if not a.startswith("-")]
         for req in reqs:
+            if conf.get("branch_moved_on") and req.startswith("gpucourse"):
+                continue  # the source now holds another version: the old one stays
             INSTALLED.add(re.split(r"[ @=<>\[;]", req, maxsplit=1)[0].replace("-", "_"))
         return subprocess.CompletedProcess(argv, 0, "", "")
 
@@ -83,8 +89,9 @@ HARNESS = textwrap.dedent(r'''
 
     import contextlib, io
     results = []
-    for item in conf["cells"]:
+    for item in conf["cells"]:  # each notebook is a fresh Colab session
         INSTALLED.clear()
+        os.environ.pop("GPUCOURSE_TRIED", None)
         for mod in [m for m in sys.modules if m.split(".")[0] in set(conf["missing"]) | {"gpucourse"}]:
             if conf["missing"] or conf.get("old_gpucourse"):
                 del sys.modules[mod]
@@ -125,7 +132,8 @@ def first_code_cells(folder: Path) -> list[dict]:
     return cells
 
 
-def simulate(tmp_path: Path, cells: list[dict], *, missing=(), old=False, offline=False, runs=2) -> list[dict]:
+def simulate(tmp_path: Path, cells: list[dict], *, missing=(), old=False, offline=False, runs=2,
+             branch_moved_on=False) -> list[dict]:
     work = tmp_path / "colab"
     data = work / "data" / "FashionMNIST" / "raw"
     data.mkdir(parents=True, exist_ok=True)
@@ -133,10 +141,12 @@ def simulate(tmp_path: Path, cells: list[dict], *, missing=(), old=False, offlin
                  "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"):
         (data / name).touch()  # "cached": the set-up cell must not fetch anything
     conf = {"work": str(work), "cells": cells, "missing": list(missing), "old_gpucourse": old,
-            "offline": offline, "runs": runs}
+            "offline": offline, "runs": runs, "branch_moved_on": branch_moved_on,
+            "package": str(Path(gpucourse.__file__).parent)}
     (work / "conf.json").write_text(json.dumps(conf))
     (work / "harness.py").write_text(HARNESS)
-    env = {k: v for k, v in os.environ.items() if k not in ("CI", "NBGRADER_EXECUTION", "COURSE_QUICK", "MPLBACKEND")}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CI", "NBGRADER_EXECUTION", "COURSE_QUICK", "MPLBACKEND", "GPUCOURSE_TRIED")}
     env["COURSE_DATA"] = str(work / "data")
     proc = subprocess.run([sys.executable, str(work / "harness.py"), str(work / "conf.json")], cwd=work,
                           env=env, capture_output=True, text=True, timeout=300)
@@ -202,6 +212,17 @@ def test_other_gpucourse_version_is_replaced_alone(tmp_path, cells):
         assert "--force-reinstall" in call and "--no-deps" in call, "reinstall that one package, nothing else"
         assert first["loaded_version"] == first["expected_version"] == gpucourse.__version__
         assert second["calls"] == []
+
+
+def test_source_with_another_version_is_tried_once_then_reported(tmp_path, cells):
+    """An old copy of a notebook, after the course moved on: one install, a clear warning, no loop."""
+    results = simulate(tmp_path, cells[:1], old=True, branch_moved_on=True, runs=2)
+    first, second = results
+    assert len(first["calls"]) == 1 and second["calls"] == [], "install once per session, not at every run"
+    for run in results:
+        assert run["error"] is None, run["error"]
+        assert run["loaded_version"] == "0.0.1"
+        assert f"this notebook was written for gpucourse {gpucourse.__version__}" in run["stdout"]
 
 
 def test_offline_runtime_gets_a_clear_message(tmp_path, cells):

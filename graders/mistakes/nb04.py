@@ -46,6 +46,11 @@ MISTAKES = [
                 loss = criterion(logits, y)
             return logits, loss
         ''', loses=("test_amp_forward",), why="casts the logits back to float32"),
+    Mistake("cast-output", "amp_forward", '''
+        def amp_forward(model, x, y, criterion, device_type, dtype):
+            logits = model(x)
+            return logits.to(dtype), criterion(logits, y)
+        ''', loses=("test_amp_forward",), why="computes in float32 and casts the result: no autocast at all"),
     Mistake("no-grad", "amp_forward", '''
         def amp_forward(model, x, y, criterion, device_type, dtype):
             with torch.no_grad(), torch.autocast(device_type=device_type, dtype=dtype):

@@ -1,0 +1,127 @@
+"""gpucourse.throughput (the simulated asynchronous GPU and utilization readings) and the loader benchmark."""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from pathlib import Path
+from unittest import mock
+
+import pytest
+import torch
+
+from gpucourse import throughput as tp
+from gpucourse import timing
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# -- FakeAsyncDevice -------------------------------------------------------------------------------
+def test_launch_returns_at_once_and_synchronize_waits():
+    with tp.FakeAsyncDevice() as gpu:
+        start = time.perf_counter()
+        gpu.launch(0.05)
+        gpu.launch(0.05)
+        launched = time.perf_counter() - start
+        assert launched < 0.03 and gpu.pending_s > 0.05
+        torch.cuda.synchronize()
+        assert time.perf_counter() - start >= 0.1
+        assert gpu.pending_s == 0 and gpu.syncs == 1 and gpu.launches == 2
+        assert [kind for kind, _ in gpu.log] == ["launch", "launch", "sync"]
+
+
+def test_device_works_in_parallel_with_the_host():
+    with tp.FakeAsyncDevice() as gpu:
+        gpu.launch(0.05)
+        time.sleep(0.06)            # the host was busy meanwhile: the work is done
+        start = time.perf_counter()
+        gpu.synchronize()
+        assert time.perf_counter() - start < 0.02
+
+
+def test_timing_reference_synchronize_reaches_the_fake():
+    with tp.FakeAsyncDevice() as gpu:
+        gpu.launch(0.03)
+        start = time.perf_counter()
+        timing.synchronize("cuda")
+        assert time.perf_counter() - start >= 0.025 and gpu.syncs == 1
+        assert torch.cuda.is_available()
+
+
+def test_patches_are_undone():
+    before = (torch.cuda.synchronize, torch.cuda.is_available)
+    with tp.FakeAsyncDevice():
+        assert torch.cuda.synchronize is not before[0]
+    assert (torch.cuda.synchronize, torch.cuda.is_available) == before
+
+
+def test_median_ms_on_the_fake_counts_the_queued_work():
+    with tp.FakeAsyncDevice() as gpu:
+        ms = timing.median_ms(lambda: gpu.launch(0.01), "cuda", warmup=1, repeats=3)
+    assert ms >= 9
+
+
+# -- utilization ------------------------------------------------------------------------------------
+def test_no_gpu_no_utilization():
+    with mock.patch.object(torch.cuda, "is_available", lambda: False):
+        assert tp.gpu_utilization() is None
+        assert "no CUDA" in tp.utilization_source()
+
+
+def test_utilization_falls_back_to_nvidia_smi_then_none():
+    def no_nvml(index=0):
+        raise ModuleNotFoundError("pynvml")
+
+    with mock.patch.object(torch.cuda, "is_available", lambda: True), \
+            mock.patch.object(torch.cuda, "utilization", no_nvml):
+        with mock.patch.object(tp, "_nvidia_smi_utilization", lambda index=0: 42.0):
+            assert tp.gpu_utilization() == 42.0
+        with mock.patch.object(tp.shutil, "which", lambda name: None):
+            assert tp.gpu_utilization() is None
+            assert "not available" in tp.utilization_source()
+
+
+def test_utilization_sampler_averages_a_reader():
+    values = iter([10.0, 30.0, 50.0] + [50.0] * 100)
+    with tp.UtilizationSampler(interval_s=0.01, reader=lambda index: next(values)) as sampler:
+        time.sleep(0.08)
+    assert len(sampler.samples) >= 3 and sampler.mean == pytest.approx(sum(sampler.samples) / len(sampler.samples))
+
+
+def test_utilization_sampler_without_readings():
+    with tp.UtilizationSampler(interval_s=0.01, reader=lambda index: None) as sampler:
+        time.sleep(0.03)
+    assert sampler.mean is None
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_real_gpu_utilization_reading():
+    value = tp.gpu_utilization()
+    assert value is None or 0.0 <= value <= 100.0
+
+
+# -- benchmarks/loader_speed.py ---------------------------------------------------------------------
+def _benchmark():
+    spec = importlib.util.spec_from_file_location("loader_speed", ROOT / "benchmarks" / "loader_speed.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_resident_batches_of_the_benchmark_are_a_shuffled_partition():
+    bench = _benchmark()
+    x = torch.arange(50).float().unsqueeze(1)
+    y = torch.arange(50)
+    batches = list(bench.resident_batches(x, y, 8, generator=torch.Generator().manual_seed(0)))
+    assert [len(b) for _, b in batches] == [8] * 6
+    assert all(torch.equal(xb[:, 0].long(), yb) for xb, yb in batches)
+    seen = torch.cat([b for _, b in batches])
+    assert len(set(seen.tolist())) == 48 and not torch.equal(seen, torch.arange(48))
+    assert len(list(bench.resident_batches(x, y, 8, drop_last=False))) == 7
+
+
+def test_benchmark_runs_and_prints_both_figures(capsys):
+    ratio = _benchmark().main(["--n", "4096", "--epochs", "1", "--batch-size", "256", "--device", "cpu"])
+    out = capsys.readouterr().out
+    assert ratio > 0 and "DataLoader" in out and "resident" in out and "ratio" in out
