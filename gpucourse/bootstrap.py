@@ -69,6 +69,12 @@ def install_command(missing: list[str]) -> list[str]:
     return cmd
 
 
+def pip_reason(stderr: str) -> str:
+    """The lines of pip's error output that say why (git's ``fatal:``, pip's ``ERROR:``), else its last line."""
+    why = [line.strip() for line in stderr.splitlines() if "fatal:" in line or "ERROR:" in line]
+    return "\n".join(why[:3] or stderr.strip().splitlines()[-1:])
+
+
 def install_missing(required=REQUIRED) -> list[str]:
     """Install whatever of ``required`` is missing; return what was installed."""
     missing = missing_requirements(required)
@@ -80,7 +86,7 @@ def install_missing(required=REQUIRED) -> list[str]:
         raise SystemExit(
             "Could not install " + ", ".join(missing) + ". Is this runtime online? "
             "Outside Colab, install the course's requirements instead: pip install -r requirements.txt\n"
-            "pip said: " + result.stderr.strip()[-500:]
+            "pip said: " + pip_reason(result.stderr)
         )
     importlib.invalidate_caches()
     return missing

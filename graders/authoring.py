@@ -159,8 +159,10 @@ if _gpucourse_version() != GPUCOURSE_VERSION and os.environ.get("GPUCOURSE_TRIED
     pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps",
                           f"gpucourse @ {{GPUCOURSE_SOURCE}}"], capture_output=True, text=True)
     if pip.returncode != 0:
-        raise SystemExit("Could not install the helper package gpucourse. Is this runtime online? On Colab, "
-                         "reconnect and run this cell again.\\npip said: " + pip.stderr.strip()[-500:])
+        why = [line.strip() for line in pip.stderr.splitlines() if "fatal:" in line or "ERROR:" in line]
+        raise SystemExit(f"Could not install the helper package gpucourse from {{GPUCOURSE_SOURCE}}.\\n"
+                         "Is this runtime online? On Colab, reconnect and run this cell again.\\n"
+                         "pip said: " + "\\n".join(why[:3] or pip.stderr.strip().splitlines()[-1:]))
     os.environ["GPUCOURSE_TRIED"] = GPUCOURSE_SOURCE  # once per session, whatever version it brought
     for _module in [m for m in sys.modules if m.split(".")[0] == "gpucourse"]:
         del sys.modules[_module]  # forget an older copy imported earlier in this session

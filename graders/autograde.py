@@ -75,6 +75,8 @@ def autograde(submissions: Path, out: Path, names: list[str] | None = None, prog
         shutil.rmtree(out / folder, ignore_errors=True)
     maxima = max_scores(root, names)
     folders = [f for f in students_in(submissions) if in_shard(f.name, shard)]
+    # Read every submission before any student code runs, so none can touch another's files first.
+    intakes = {f.name: intake.intake_student(f, names) for f in folders}
     jobs = max(1, min(jobs, len(folders) or 1))
     roots = _worker_roots(root, out, jobs)
     free = queue.Queue()
@@ -88,7 +90,7 @@ def autograde(submissions: Path, out: Path, names: list[str] | None = None, prog
         worker = free.get()
         try:
             rows = []
-            for name, item in intake.intake_student(folder, names).items():
+            for name, item in intakes[folder.name].items():
                 row = grade_one(worker, out, folder.name, item, maxima[name])
                 rows.append(row)
                 with lock:

@@ -163,6 +163,13 @@ def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state o
                    "shutil.rmtree": (0,), "shutil.copyfile": (1,), "shutil.copytree": (1,), "os.chflags": (0,),
                    "os.setxattr": (0,), "os.removexattr": (0,), "sqlite3.connect": (0,)}
 
+    def is_child(pid):
+        try:
+            with open(f"/proc/{pid}/stat") as f:  # inside the hook: no event
+                return int(f.read().rsplit(")", 1)[1].split()[1]) == os.getpid()
+        except (OSError, ValueError, IndexError):
+            return False
+
     def hook(event, args):
         if state["in_hook"] or state["busy"]:
             return
@@ -174,6 +181,12 @@ def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state o
                 for i in PATH_EVENTS[event]:
                     if i < len(args):
                         check_path(args[i], True, event)
+            elif event in ("os.kill", "os.killpg") and args and isinstance(args[0], int) \
+                    and args[0] not in (0, os.getpid()):
+                kind, fn, line = caller(sys._getframe(1), True)
+                if kind == "student" and not is_child(args[0]):
+                    record("signal", f"sent a signal to process {args[0]} ({event}) at line {line}", severe=True)
+                    raise PermissionError("the autograder does not let notebook code signal other processes")
             elif event in SPAWN:
                 kind, fn, line = caller(sys._getframe(1), True)
                 if kind == "student":

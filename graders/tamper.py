@@ -59,6 +59,7 @@ TORCH_SWITCHES = {"benchmark", "deterministic", "allow_tf32", "enabled", "allow_
                   "allow_bf16_reduced_precision_reduction", "verbose", "cache_size_limit", "suppress_errors"}
 SYS_HOOKS = {"modules", "settrace", "setprofile", "meta_path", "path_hooks", "displayhook", "excepthook",
              "addaudithook", "_getframe", "setrecursionlimit_", "monitoring"}
+NATIVE = {"load_inline", "cpp_extension", "load_library", "CDLL", "cdll", "pythonapi"}
 FRAME_ATTRS = {"f_back", "f_locals", "f_globals", "f_builtins", "tb_frame", "gi_frame", "cr_frame"}
 CALLS = {"sys.settrace": "installs a trace function", "sys.setprofile": "installs a profile function",
          "threading.settrace": "installs a trace function", "threading.setprofile": "installs a profile function",
@@ -169,8 +170,8 @@ class _Scanner(ast.NodeVisitor):
         for alias in node.names:
             self.aliases[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else \
                 alias.name.split(".")[0]
-            if alias.name.split(".")[0] == "ctypes":
-                self.flag(node, "imports ctypes (raw memory access)")
+            if alias.name.split(".")[0] in ("ctypes", "cffi") or alias.name.endswith("cpp_extension"):
+                self.flag(node, f"imports {alias.name} (native code)")
         self.generic_visit(node)
 
     def visit_ImportFrom(self, node):
@@ -179,8 +180,8 @@ class _Scanner(ast.NodeVisitor):
             self.aliases[alias.asname or alias.name] = f"{module}.{alias.name}"
             if module.startswith("gpucourse.testing") or module == "gpucourse" and alias.name == "testing":
                 self.flag(node, f"imports the tests' reference code ({module}.{alias.name})")
-        if module.split(".")[0] == "ctypes":
-            self.flag(node, "imports ctypes (raw memory access)")
+        if module.split(".")[0] in ("ctypes", "cffi") or module.endswith("cpp_extension"):
+            self.flag(node, f"imports {module} (native code)")
         self.generic_visit(node)
 
     def _target(self, target, node):
@@ -270,7 +271,11 @@ class _Scanner(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Attribute(self, node):
-        if node.attr in FRAME_ATTRS:
+        if node.attr in NATIVE:
+            self.flag(node, f"loads native code ({node.attr})")
+        elif isinstance(node.ctx, ast.Load) and node.attr in self.private:
+            self.flag(node, f"reads the hidden tests' variable {node.attr}")
+        elif node.attr in FRAME_ATTRS:
             self.flag(node, f"reads a frame's {node.attr}")
         elif node.attr in self.helpers and isinstance(node.ctx, ast.Load) and node.attr.startswith("seen_"):
             self.flag(node, f"touches the tests' probe ({node.attr})")

@@ -230,6 +230,11 @@ def test_offline_runtime_gets_a_clear_message(tmp_path, cells):
     error = results[0]["error"]
     assert error and error.startswith("SystemExit: Could not install the helper package gpucourse"), error
     assert "online" in error and "run this cell again" in error and "name resolution" in error
+    # the helper is there but a library is missing: the same kind of message, from gpucourse.bootstrap
+    results = simulate(tmp_path, cells[:1], missing=["tqdm"], offline=True, runs=1)
+    error = results[0]["error"]
+    assert error and error.startswith("SystemExit: Could not install tqdm. Is this runtime online?"), error
+    assert "name resolution" in error
 
 
 def test_nothing_missing_is_fast_and_installs_nothing(tmp_path, cells):

@@ -164,6 +164,8 @@ def _scan(code: str) -> list[str]:
     ("setattr(torch, 'equal', lambda *a: True)", "calls setattr on torch"),
     ("import gc\ngc.get_objects()", "searches every object"),
     ("import ctypes", "imports ctypes"),
+    ("from torch.utils.cpp_extension import load_inline", "native code"),
+    ("import sys\ndef f():\n    return sys.modules['__main__']._expected", "reads the hidden tests' variable"),
     ("def f():\n    return _expected", "reads the hidden tests' variable _expected"),
     ("from gpucourse.testing import reference_accuracy", "imports the tests' reference code"),
     ("from unittest import mock\nmock.patch.object(torch, 'equal', lambda *a: True).start()", "patches objects"),
