@@ -187,7 +187,10 @@ def _run_env(run: Path, key: str) -> dict:
     env.update(HOME=str(run / "home"), TMPDIR=str(run / "tmp"), PYTHONNOUSERSITE="1",
                PYTHONDONTWRITEBYTECODE="1", COURSE_DATA=_data_dir(), GRADER_GUARD_KEY=key,
                GRADER_GUARD_LOG=str(run / "guard.log"),
-               MPLCONFIGDIR=env.get("MPLCONFIGDIR") or str(Path(real_home) / ".cache" / "matplotlib"))
+               MPLCONFIGDIR=env.get("MPLCONFIGDIR") or str(Path(real_home) / ".cache" / "matplotlib"),
+               # torch's compile caches default to a folder in /tmp: keep them inside the private run
+               TORCHINDUCTOR_CACHE_DIR=str(run / "tmp" / "torchinductor"),
+               TRITON_CACHE_DIR=str(run / "tmp" / "triton"))
     for var in ("PYTHONSTARTUP", "PYTHONPATH", "IPYTHONDIR", "JUPYTER_CONFIG_DIR", "JUPYTER_PATH",
                 "JUPYTER_DATA_DIR", "PYTHONINSPECT"):
         env.pop(var, None)
