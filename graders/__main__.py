@@ -9,11 +9,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 
 COMMANDS = ["build", "autograde", "feedback", "merge", "samples", "selftest", "links", "book", "refresh-setup"]
 
 
 def main(argv: list[str] | None = None) -> int:
+    warnings.filterwarnings("ignore", message=".*not in session.*")  # nbgrader's SQLAlchemy noise
     parser = argparse.ArgumentParser(prog="python -m graders", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     modules = {}

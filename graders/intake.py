@@ -248,7 +248,7 @@ def dedupe_grade_ids(nb: nbformat.NotebookNode) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 def _defined_names(source: str) -> set[str]:
     try:
-        tree = ast.parse(source)
+        tree = nbtools.parse_python(source)
     except SyntaxError:
         return set(re.findall(r"^(?:def|class)\s+([A-Za-z_]\w*)", source, flags=re.M))
     return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}

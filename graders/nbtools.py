@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import re
+import threading
 from pathlib import Path
 
 import nbformat
@@ -67,3 +69,17 @@ def answer_from_solution(source: str) -> str:
 
 def strip_hidden(source: str) -> str:
     return HIDDEN_BLOCK.sub("", source)
+
+
+_AST_LOCK = threading.Lock()
+
+
+def parse_python(source: str) -> ast.Module:
+    """``ast.parse``, one thread at a time.
+
+    CPython 3.11 keeps the AST converter's recursion depth in interpreter-wide state, so two
+    threads parsing at once (``--jobs``) can fail with "SystemError: AST constructor recursion
+    depth mismatch" (CPython gh-106905).
+    """
+    with _AST_LOCK:
+        return ast.parse(source)

@@ -43,10 +43,14 @@ def expected_score(name: str, mistakes: list[Mistake]) -> float:
 
 
 def sample_mistakes(name: str) -> list[Mistake]:
-    """One sample mistake per answer cell at most, from those marked ``sample=True``."""
+    """The sample student's mistakes: one per answer cell, in every other answer cell, from those
+    marked ``sample=True``; so the table shows points lost on some exercises and kept on others."""
+    answers = [nbtools.grade_id(c) for c in nbtools.read(SOLUTIONS / f"{name}.ipynb").cells
+               if nbtools.is_solution_cell(c)]
+    wrong = set(answers[::2])
     chosen: dict[str, Mistake] = {}
     for mistake in for_notebook(name):
-        if mistake.sample and mistake.cell not in chosen:
+        if mistake.sample and mistake.cell in wrong and mistake.cell not in chosen:
             chosen[mistake.cell] = mistake
     return list(chosen.values())
 

@@ -89,7 +89,7 @@ def _helper_names() -> set[str]:
         path = GPUCOURSE / module
         if not path.exists():
             continue
-        tree = ast.parse(path.read_text())
+        tree = nbtools.parse_python(path.read_text())
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.col_offset == 0 \
                     and not node.name.startswith("_"):
@@ -105,7 +105,7 @@ def _test_private_names(test_sources: list[str]) -> set[str]:
     names = set()
     for text in test_sources:
         try:
-            tree = ast.parse(_without_magics(text))
+            tree = nbtools.parse_python(_without_magics(text))
         except SyntaxError:
             continue
         for node in ast.walk(tree):
@@ -313,7 +313,7 @@ def static_scan(nb, trusted: set[str], test_sources: list[str]) -> list[Finding]
     findings = []
     for label, source in student_cells(nb, trusted):
         try:
-            tree = ast.parse(_without_magics(source))
+            tree = nbtools.parse_python(_without_magics(source))
         except SyntaxError:
             continue  # it fails in the kernel, for everyone to see
         scanner = _Scanner(label, helpers, private, aliases)
@@ -331,7 +331,7 @@ def graded_functions(release_nb) -> list[str]:
     for cell in release_nb.cells:
         if nbtools.is_solution_cell(cell) and cell.cell_type == "code":
             try:
-                tree = ast.parse(_without_magics(cell.source))
+                tree = nbtools.parse_python(_without_magics(cell.source))
             except SyntaxError:
                 continue
             names += [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
@@ -343,7 +343,7 @@ def namespace_modules(sources: list[str]) -> dict[str, str]:
     found = {}
     for text in sources:
         try:
-            tree = ast.parse(_without_magics(text))
+            tree = nbtools.parse_python(_without_magics(text))
         except SyntaxError:
             continue
         for node in tree.body:
@@ -361,7 +361,7 @@ def imported_modules(sources: list[str]) -> list[str]:
     found = []
     for text in sources:
         try:
-            tree = ast.parse(_without_magics(text))
+            tree = nbtools.parse_python(_without_magics(text))
         except SyntaxError:
             continue
         for node in ast.walk(tree):
