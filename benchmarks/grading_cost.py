@@ -43,40 +43,42 @@ def write_floor_notebook(folder: Path) -> None:
 
 
 def grade_in_child(name: str, solutions: Path, work: Path, repeats: int) -> dict:
-    """Grade the reference of ``name`` in a child process; wall seconds (median) and peak RSS."""
-    script = f"""
-import json, resource, shutil, sys, time
-from pathlib import Path
-sys.path.insert(0, {str(REPO)!r})
-from graders import nbtools
-from graders.autograde import autograde
-subs = Path({str(work)!r}) / "subs-{name}"
-shutil.rmtree(subs, ignore_errors=True)
-nb = nbtools.read(Path({str(solutions)!r}) / "{name}.ipynb")
-nbtools.write(nb, subs / "reference" / "{name}.ipynb")
-autograde(subs, Path({str(work)!r}) / "out-{name}", names=["{name}"], progress=False,
-          solutions=Path({str(solutions)!r}))  # warm-up: builds the course, fills caches
-times = []
-for _ in range({repeats}):
-    start = time.perf_counter()
-    from graders.grade_one import grade_one
-    from graders import intake
-    root = Path({str(work)!r}) / "out-{name}" / "course"
-    item = intake.intake_student(subs / "reference", ["{name}"])["{name}"]
-    from graders.grade_one import max_scores
-    row = grade_one(root, Path({str(work)!r}) / "out-{name}", "reference", item,
-                    max_scores(root, ["{name}"])["{name}"])
-    times.append(time.perf_counter() - start)
-    assert row.status == "graded", row.message
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
-print(json.dumps({{"times": times, "peak_gib": peak, "score": row.score, "max": row.max_score}}))
-"""
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO)
+    """Grade the reference of ``name`` in a child process; wall seconds (median) and peak RSS.
+
+    A child of its own, so that ``RUSAGE_CHILDREN`` there measures this notebook's grading only.
+    """
+    command = [sys.executable, __file__, "--child", name, str(solutions), str(work), str(repeats)]
+    out = subprocess.run(command, capture_output=True, text=True, cwd=REPO)
     if out.returncode != 0:
         raise RuntimeError(f"{name}: {out.stderr[-2000:]}")
     data = json.loads(out.stdout.strip().splitlines()[-1])
     data["median_s"] = statistics.median(data["times"])
     return data
+
+
+def child(name: str, solutions: Path, work: Path, repeats: int) -> None:
+    """The child's side of :func:`grade_in_child`: prints one JSON line."""
+    import resource
+
+    from graders import intake, nbtools
+    from graders.autograde import autograde
+    from graders.grade_one import grade_one, max_scores
+
+    subs, out = work / f"subs-{name}", work / f"out-{name}"
+    shutil.rmtree(subs, ignore_errors=True)
+    nbtools.write(nbtools.read(solutions / f"{name}.ipynb"), subs / "reference" / f"{name}.ipynb")
+    autograde(subs, out, names=[name], progress=False, solutions=solutions)  # warm-up: course, caches
+    root = out / "course"
+    maximum = max_scores(root, [name])[name]
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        item = intake.intake_student(subs / "reference", [name])[name]
+        row = grade_one(root, out, "reference", item, maximum)
+        times.append(time.perf_counter() - start)
+        assert row.status == "graded", row.message
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
+    print(json.dumps({"times": times, "peak_gib": peak, "score": row.score, "max": row.max_score}))
 
 
 def per_notebook(work: Path, repeats: int, only: list[str] | None = None) -> None:
@@ -130,10 +132,16 @@ def main() -> int:
     parser.add_argument("--no-batch", action="store_true", help="skip part 2")
     parser.add_argument("--batch-only", action="store_true", help="skip part 1")
     parser.add_argument("--notebooks", nargs="*", default=None, help="only these notebooks (default: all)")
+    parser.add_argument("--child", nargs=4, metavar=("NAME", "SOLUTIONS", "WORK", "REPEATS"),
+                        help=argparse.SUPPRESS)
     args = parser.parse_args()
     warnings.filterwarnings("ignore", message=".*not in session.*")  # nbgrader's SQLAlchemy noise
     os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]
     os.environ.setdefault("MPLBACKEND", "Agg")
+    if args.child:
+        name, solutions, work, repeats = args.child
+        child(name, Path(solutions), Path(work), int(repeats))
+        return 0
     with tempfile.TemporaryDirectory(prefix="grading-cost-") as tmp:
         if not args.batch_only:
             per_notebook(Path(tmp), args.repeats, args.notebooks)

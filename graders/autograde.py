@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import os
 import queue
 import shutil
 import threading
@@ -18,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import course, intake
+from .cores import share_cores
 from .grade_one import FIELDS, Row, grade_one, max_scores
 from .merge import merge_gradebooks
 from .paths import notebook_names
@@ -80,10 +80,7 @@ def autograde(submissions: Path, out: Path, names: list[str] | None = None, prog
     intakes = {f.name: intake.intake_student(f, names) for f in folders}
     jobs = max(1, min(jobs, len(folders) or 1))
     roots = _worker_roots(root, out, jobs)
-    if jobs > 1 and "OMP_NUM_THREADS" not in os.environ:
-        # Each grading kernel gets its share of the cores instead of all of them: several kernels
-        # each running torch on every core only fight over the caches. Inherited by the kernels.
-        os.environ["OMP_NUM_THREADS"] = str(max(1, (os.cpu_count() or jobs) // jobs))
+    share_cores(jobs)
     free = queue.Queue()
     for r in roots:
         free.put(r)

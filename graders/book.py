@@ -16,11 +16,12 @@ import re
 import shutil
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import nbtools
+from .cores import share_cores
 from .paths import REPO, SOLUTIONS, notebook_names
 
 DEFAULT_OUT = REPO / "book" / "_build"
@@ -193,18 +194,24 @@ def build_book(out: Path = DEFAULT_OUT, names: list[str] | None = None, quick: b
         shutil.rmtree(out)
     out.mkdir(parents=True)
     jobs = jobs or max(1, min(len(names), (os.cpu_count() or 1), 4))
+    share_cores(jobs)
     from gpucourse.bootstrap import data_present, ensure_data
 
     if not data_present():  # once, here: notebooks running side by side must not write it at the same time
         ensure_data()
+    if progress:
+        print(f"book: running {len(names)} notebook(s) in {'quick' if quick else 'full'} mode, {jobs} at a time",
+              flush=True)
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = {name: pool.submit(execute, name, quick, timeout, str(solutions)) for name in order}
+        futures = {pool.submit(execute, name, quick, timeout, str(solutions)): name for name in order}
         results = {}
-        for name in names:
-            text, seconds, error = futures[name].result()
+        for future in as_completed(futures):  # report each chapter as soon as it is done
+            name = futures[future]
+            text, seconds, error = future.result()
             results[name] = (nbformat.reads(text, as_version=4), seconds, error)
             if progress:
-                print(f"  {name}: {seconds:.0f} s" + (f"  FAILED: {error}" if error else ""), flush=True)
+                print(f"  [{len(results)}/{len(names)}] {name}: {seconds:.0f} s"
+                      + (f"  FAILED: {error}" if error else ""), flush=True)
 
     titles = {name: title_of(results[name][0], name) for name in names}
     chapters = []
