@@ -8,6 +8,7 @@
     python benchmarks/grading_cost.py                 # everything (about half an hour here)
     python benchmarks/grading_cost.py --no-batch      # part 1 only (a few minutes)
     python benchmarks/grading_cost.py --students 4    # a smaller batch
+    python benchmarks/grading_cost.py --notebooks 06_bf16 --students 2 --repeats 1   # a smoke run (a test)
 
 Each measurement grades in a fresh child process, so that its peak memory is its own.
 """
@@ -102,13 +103,13 @@ def per_notebook(work: Path, repeats: int, only: list[str] | None = None) -> Non
           f"   (target: at most 2.00 x the floor in total)")
 
 
-def batch(work: Path, students: int, jobs: int) -> None:
+def batch(work: Path, students: int, jobs: int, only: list[str] | None = None) -> None:
     from graders import nbtools
     from graders.autograde import autograde
     from graders.samples import reference_answers, submission
     from graders.paths import notebook_names
     subs = work / "batch"
-    names = notebook_names()
+    names = only or notebook_names()
     for name in names:
         nb = submission(name, reference_answers(name))
         for k in range(students):
@@ -146,7 +147,7 @@ def main() -> int:
         if not args.batch_only:
             per_notebook(Path(tmp), args.repeats, args.notebooks)
         if not args.no_batch:
-            batch(Path(tmp), args.students, args.jobs)
+            batch(Path(tmp), args.students, args.jobs, args.notebooks)
     return 0
 
 

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import course, intake
-from .cores import share_cores
+from .cores import cores_shared
 from .grade_one import FIELDS, Row, grade_one, max_scores
 from .merge import merge_gradebooks
 from .paths import notebook_names
@@ -80,7 +80,6 @@ def autograde(submissions: Path, out: Path, names: list[str] | None = None, prog
     intakes = {f.name: intake.intake_student(f, names) for f in folders}
     jobs = max(1, min(jobs, len(folders) or 1))
     roots = _worker_roots(root, out, jobs)
-    share_cores(jobs)
     free = queue.Queue()
     for r in roots:
         free.put(r)
@@ -104,7 +103,7 @@ def autograde(submissions: Path, out: Path, names: list[str] | None = None, prog
         finally:
             free.put(worker)
 
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
+    with cores_shared(jobs), ThreadPoolExecutor(max_workers=jobs) as pool:
         results = list(pool.map(grade_student, folders))
     if len(roots) > 1:
         merge_gradebooks(root, roots[1:])

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import nbtools
-from .cores import share_cores
+from .cores import cores_shared
 from .paths import REPO, SOLUTIONS, notebook_names
 
 DEFAULT_OUT = REPO / "book" / "_build"
@@ -194,7 +194,6 @@ def build_book(out: Path = DEFAULT_OUT, names: list[str] | None = None, quick: b
         shutil.rmtree(out)
     out.mkdir(parents=True)
     jobs = jobs or max(1, min(len(names), (os.cpu_count() or 1), 4))
-    share_cores(jobs)
     from gpucourse.bootstrap import data_present, ensure_data
 
     if not data_present():  # once, here: notebooks running side by side must not write it at the same time
@@ -202,7 +201,7 @@ def build_book(out: Path = DEFAULT_OUT, names: list[str] | None = None, quick: b
     if progress:
         print(f"book: running {len(names)} notebook(s) in {'quick' if quick else 'full'} mode, {jobs} at a time",
               flush=True)
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with cores_shared(jobs), ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = {pool.submit(execute, name, quick, timeout, str(solutions)): name for name in order}
         results = {}
         for future in as_completed(futures):  # report each chapter as soon as it is done
