@@ -24,6 +24,28 @@ missing checkpoints. It needs nothing but the standard library, torch and gpucou
 """
 
 
+def _register_quick_exit():
+    """When the kernel exits, skip the interpreter's teardown of torch (about a second).
+
+    Registered before anything else the guard does, so it runs after every other exit handler.
+    By then nbgrader has every output; only freeing memory and modules is left, which the
+    operating system does faster. The guard's log is written unbuffered, so nothing is lost.
+    """
+    import atexit
+    import os
+    import sys
+
+    def quick_exit():
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001  (a stream closed by student code)
+                pass
+        os._exit(0)
+
+    atexit.register(quick_exit)
+
+
 def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state out of reach)
     import builtins
     import hashlib
@@ -39,6 +61,7 @@ def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state o
     import types
 
     started = time.perf_counter()
+    _register_quick_exit()
     key = os.environ.pop("GRADER_GUARD_KEY", "").encode()
     log_path = os.environ.pop("GRADER_GUARD_LOG", "")
     fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)

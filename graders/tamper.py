@@ -385,7 +385,7 @@ def guard_sources(token: str, config: dict, tests: list[str]) -> dict[str, str]:
         cells[f"after:{test}"] = f"{MARK}\n{var}.after({test!r})\n"
     config = dict(config, trusted_sources=list(config["trusted_sources"]) + [source_hash(s) for s in cells.values()])
     cells["top"] = (f"{MARK}\n{GUARD_SOURCE}\n\n{var} = _grader_guard_install(__import__('json').loads("
-                    f"{json.dumps(config)!r}))\ndel _grader_guard_install\n")
+                    f"{json.dumps(config)!r}))\ndel _grader_guard_install, _register_quick_exit\n")
     return cells
 
 
