@@ -144,6 +144,11 @@ class Finding:
         return f"{self.cell} line {self.line}: {self.what}"
 
 
+def _is_native(module: str) -> bool:
+    """A module that loads or builds native code (raw memory access, past the audit hook)."""
+    return module.split(".")[0] in ("ctypes", "cffi") or module.endswith("cpp_extension")
+
+
 class _Scanner(ast.NodeVisitor):
     PROTECTED_ROOTS = {"torch", "builtins", "__builtins__", "gpucourse", "math", "random", "copy", "numpy",
                        "operator", "functools", "unittest", "mock"}
@@ -170,7 +175,7 @@ class _Scanner(ast.NodeVisitor):
         for alias in node.names:
             self.aliases[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else \
                 alias.name.split(".")[0]
-            if alias.name.split(".")[0] in ("ctypes", "cffi") or alias.name.endswith("cpp_extension"):
+            if _is_native(alias.name):
                 self.flag(node, f"imports {alias.name} (native code)")
         self.generic_visit(node)
 
@@ -180,7 +185,7 @@ class _Scanner(ast.NodeVisitor):
             self.aliases[alias.asname or alias.name] = f"{module}.{alias.name}"
             if module.startswith("gpucourse.testing") or module == "gpucourse" and alias.name == "testing":
                 self.flag(node, f"imports the tests' reference code ({module}.{alias.name})")
-        if module.split(".")[0] in ("ctypes", "cffi") or module.endswith("cpp_extension"):
+        if _is_native(module):
             self.flag(node, f"imports {module} (native code)")
         self.generic_visit(node)
 
