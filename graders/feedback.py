@@ -24,8 +24,6 @@ import nbformat
 from . import course, nbtools
 
 HIDDEN_NOTE = "# (hidden tests ran here; their code is not shown)\n"
-#: Pages :func:`student_feedback` refused to write in its last call, with the reason.
-PROBLEMS: list[str] = []
 
 
 def clean_for_student(nb) -> nbformat.NotebookNode:
@@ -71,16 +69,24 @@ def leaks(html_text: str, secret_lines: set[str]) -> list[str]:
     return found
 
 
-def student_feedback(graded_dir: Path, dest: Path, names: list[str] | None = None) -> list[Path]:
-    """Write ``dest/<student>/<notebook>.html`` for every graded notebook under ``graded_dir/course``."""
+def source_lines(cells) -> set[str]:
+    """Every line of the cells' code and text, stripped."""
+    return {line.strip() for cell in cells for line in cell.source.splitlines()}
+
+
+def student_feedback(graded_dir: Path, dest: Path,
+                     names: list[str] | None = None) -> tuple[list[Path], list[str]]:
+    """Write ``dest/<student>/<notebook>.html`` for every graded notebook under ``graded_dir/course``.
+
+    Returns the pages written, and the pages refused (with the reason) because they would show
+    hidden tests.
+    """
     root = Path(graded_dir) / "course"
     if not (root / "gradebook.db").exists():
         raise FileNotFoundError(f"{root / 'gradebook.db'} not found: run `python -m graders autograde` first")
     names = names or sorted(p.name for p in (root / "release").iterdir() if p.is_dir())
     work = Path(tempfile.mkdtemp(prefix="feedback-"))
-    written = []
-    problems = PROBLEMS
-    problems.clear()
+    written, problems = [], []
     try:
         shutil.copy(root / "gradebook.db", work / "gradebook.db")
         for rel in ("nbgrader_config.py", "grader_limits.py"):
@@ -96,8 +102,7 @@ def student_feedback(graded_dir: Path, dest: Path, names: list[str] | None = Non
                 target.parent.mkdir(parents=True, exist_ok=True)
                 clean = clean_for_student(nbtools.read(nb_path))
                 nbformat.write(clean, str(target))
-                shown[student] = {line.strip() for c in clean.cells if not nbtools.is_test_cell(c)
-                                  for line in c.source.splitlines()}
+                shown[student] = source_lines(c for c in clean.cells if not nbtools.is_test_cell(c))
             if not any((work / "autograded").glob(f"*/{name}")):
                 continue
             result = course.api(work).generate_feedback(name, force=True)
@@ -105,8 +110,7 @@ def student_feedback(graded_dir: Path, dest: Path, names: list[str] | None = Non
                 raise RuntimeError(f"nbgrader generate_feedback {name} failed:\n{result['log']}\n{result['error']}")
             secret = hidden_lines(nbtools.read(root / "source" / name / f"{name}.ipynb")) \
                 if (root / "source" / name / f"{name}.ipynb").exists() else set()
-            secret -= {line.strip() for c in nbtools.read(root / "release" / name / f"{name}.ipynb").cells
-                       for line in c.source.splitlines()}  # also in the released notebook: no secret
+            secret -= source_lines(nbtools.read(root / "release" / name / f"{name}.ipynb").cells)  # not secret
             for page in sorted((work / "feedback").glob(f"*/{name}/{name}.html")):
                 student = page.parent.parent.name
                 text = page.read_text(encoding="utf-8")
@@ -120,7 +124,7 @@ def student_feedback(graded_dir: Path, dest: Path, names: list[str] | None = Non
                 written.append(out)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return written
+    return written, problems
 
 
 # ---------------------------------------------------------------------------------------------

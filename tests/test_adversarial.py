@@ -116,7 +116,7 @@ def test_output_flood_is_cut_in_the_kernel(graded):
 
 def test_feedback_and_summary(graded, tmp_path):
     from graders.feedback import class_summary, student_feedback
-    pages = student_feedback(graded["dir"], tmp_path / "feedback", [adversarial.NAME])
+    pages, _refused = student_feedback(graded["dir"], tmp_path / "feedback", [adversarial.NAME])
     students = {p.parent.name for p in pages}
     assert {"aaa-clean", "mmm-clean-mistakes", "colab-saved"} <= students
     text = (tmp_path / "feedback" / "mmm-clean-mistakes" / f"{adversarial.NAME}.html").read_text()
