@@ -59,19 +59,23 @@ def hidden_lines(source_nb) -> set[str]:
     return lines
 
 
-def leaks(html_text: str, secret_lines: set[str]) -> list[str]:
-    """Hidden-test lines that can still be read in a feedback page."""
-    plain = html.unescape(re.sub(r"<[^>]+>", "", html_text))
-    plain = re.sub(r"[ \t]+", " ", plain)
-    found = [line for line in secret_lines if re.sub(r"[ \t]+", " ", line) in plain]
+def _spaced(text: str) -> str:
+    return re.sub(r"[ \t]+", " ", text)
+
+
+def leaks(html_text: str, secret_lines: set[str], shown_source: str = "") -> list[str]:
+    """Hidden-test lines that can still be read in a feedback page.
+
+    A line found inside ``shown_source`` (the code the student may see anyway: the released
+    notebook, their own cells, the visible tests) gives nothing away, so it is not a leak: the
+    hidden line ``synchronize = f`` is also in the visible ``synchronize = f  # a comment``.
+    """
+    plain = _spaced(html.unescape(re.sub(r"<[^>]+>", "", html_text)))
+    shown = _spaced(shown_source)
+    found = [line for line in secret_lines if _spaced(line) in plain and _spaced(line) not in shown]
     if "BEGIN HIDDEN TESTS" in plain:
         found.append("BEGIN HIDDEN TESTS")
     return found
-
-
-def source_lines(cells) -> set[str]:
-    """Every line of the cells' code and text, stripped."""
-    return {line.strip() for cell in cells for line in cell.source.splitlines()}
 
 
 def student_feedback(graded_dir: Path, dest: Path,
@@ -95,14 +99,18 @@ def student_feedback(graded_dir: Path, dest: Path,
         for name in names:
             shutil.copytree(root / "release" / name, work / "release" / name)
             (work / "source" / name).mkdir(parents=True)
-            shown: dict[str, set[str]] = {}
+            released = "\n".join(c.source for c in nbtools.read(root / "release" / name / f"{name}.ipynb").cells)
+            shown: dict[str, str] = {}
             for nb_path in sorted((root / "autograded").glob(f"*/{name}/{name}.ipynb")):
                 student = nb_path.parent.parent.name
                 target = work / "autograded" / student / name / f"{name}.ipynb"
                 target.parent.mkdir(parents=True, exist_ok=True)
                 clean = clean_for_student(nbtools.read(nb_path))
                 nbformat.write(clean, str(target))
-                shown[student] = source_lines(c for c in clean.cells if not nbtools.is_test_cell(c))
+                # what the student may see anyway: the released notebook and their own cells (test
+                # cells come from the released notebook, never from the graded copy)
+                shown[student] = released + "\n" + "\n".join(c.source for c in clean.cells
+                                                                if not nbtools.is_test_cell(c))
             if not any((work / "autograded").glob(f"*/{name}")):
                 continue
             result = course.api(work).generate_feedback(name, force=True)
@@ -110,11 +118,10 @@ def student_feedback(graded_dir: Path, dest: Path,
                 raise RuntimeError(f"nbgrader generate_feedback {name} failed:\n{result['log']}\n{result['error']}")
             secret = hidden_lines(nbtools.read(root / "source" / name / f"{name}.ipynb")) \
                 if (root / "source" / name / f"{name}.ipynb").exists() else set()
-            secret -= source_lines(nbtools.read(root / "release" / name / f"{name}.ipynb").cells)  # not secret
             for page in sorted((work / "feedback").glob(f"*/{name}/{name}.html")):
                 student = page.parent.parent.name
                 text = page.read_text(encoding="utf-8")
-                found = leaks(text, secret - shown.get(student, set()))
+                found = leaks(text, secret, shown.get(student, released))
                 if found:  # never hand out such a page
                     problems.append(f"{student}/{name}: not written, it would show hidden tests: {found[:2]}")
                     continue

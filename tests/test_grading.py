@@ -69,3 +69,12 @@ def test_broken_files_fail_alone_with_a_reason(graded):
     assert "empty" in by_key[("zz-broken", "02_transfers")].message
     assert "missing" in by_key[("zz-broken", "03_async_timing")].message
     assert by_key[("correct", "01_devices")].status == "graded"
+
+
+def test_feedback_is_written_for_every_notebook(graded, tmp_path):
+    """No page is refused for showing hidden tests when it shows none (02, 03 and 04 once were)."""
+    from graders.feedback import student_feedback
+    out, _, _ = graded
+    pages, refused = student_feedback(out / "graded", tmp_path, NAMES)
+    assert refused == []
+    assert {p.stem for p in pages if p.parent.name == "solution"} == set(NAMES)

@@ -245,6 +245,18 @@ def test_feedback_copy_hides_hidden_tests():
     assert "accuracy over all examples" in text and feedback.HIDDEN_NOTE.strip() in text
 
 
+def test_a_hidden_line_also_in_visible_code_is_no_leak():
+    # 03's hidden tests repeat `synchronize = _reference_timing.synchronize`, which the visible part
+    # shows with a comment after it: every 03 feedback page used to be refused for it.
+    secret = {"synchronize = _reference_timing.synchronize", "_durations = [_rng.uniform(15, 25), 1.0]"}
+    visible = "synchronize = _reference_timing.synchronize  # time_ms is graded with a correct synchronize"
+    page = f"<pre>{visible}</pre>"
+    assert feedback.leaks(page, secret) == ["synchronize = _reference_timing.synchronize"]  # without context
+    assert feedback.leaks(page, secret, shown_source=visible) == []
+    leaked = page + "<pre>_durations = [_rng.uniform(15, 25), 1.0]</pre>"
+    assert feedback.leaks(leaked, secret, shown_source=visible) == ["_durations = [_rng.uniform(15, 25), 1.0]"]
+
+
 def test_limits_are_re_read(monkeypatch):
     monkeypatch.setenv("GRADER_CELL_TIMEOUT_S", "7")
     limits.reload()
