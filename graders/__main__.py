@@ -11,7 +11,7 @@ import importlib
 import sys
 import warnings
 
-COMMANDS = ["build", "autograde", "feedback", "merge", "samples", "selftest", "links", "book", "refresh-setup"]
+COMMANDS = ["build", "autograde", "feedback", "merge", "samples", "selftest", "stress", "links", "book", "refresh-setup"]
 
 
 def main(argv: list[str] | None = None) -> int:
