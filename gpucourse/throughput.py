@@ -1,81 +1,17 @@
-"""Throughput helpers: a simulated asynchronous GPU for CPU graders, and GPU utilization readings.
+"""GPU utilization readings: the diagnosis for a model too small to keep the GPU busy.
 
-:class:`FakeAsyncDevice` lets a CPU-only machine check *how* code times GPU work. While it is active,
-``torch.cuda.synchronize`` (and ``torch.accelerator.synchronize``) wait for simulated work, and the test's
-functions queue that work with :meth:`FakeAsyncDevice.launch`, which returns at once, like a CUDA kernel
-launch. Code that forgets to synchronize measures only the launches, as it would on a real GPU::
-
-    with FakeAsyncDevice() as gpu:
-        def step(x, y):
-            gpu.launch(0.010)          # 10 ms of "GPU" work, queued
-        throughput(step, batches, torch.device("cuda"))
-
-:func:`gpu_utilization` reads the share of time the GPU was busy (the diagnosis for a model too small to
-keep it busy); :class:`UtilizationSampler` averages it over a block of code.
+:func:`gpu_utilization` reads the share of time the GPU was busy; :class:`UtilizationSampler` averages it
+over a block of code. (The simulated asynchronous GPU that notebooks 03, 07 and 08 time on a CPU is
+:mod:`gpucourse.simdevice`.)
 """
 
 from __future__ import annotations
 
-import contextlib
 import shutil
 import subprocess
 import threading
-import time
-from unittest import mock
 
 import torch
-
-
-class FakeAsyncDevice:
-    """A simulated asynchronous device "cuda" on which queued work finishes only with time.
-
-    Work runs one launch after another on the simulated device, in parallel with the host, as on a GPU.
-    ``synchronize`` blocks (really sleeps) until every queued launch has finished. ``syncs`` counts the
-    synchronize calls and ``log`` records ``("launch", seconds)`` and ``("sync", None)`` in order.
-    """
-
-    def __init__(self, available: bool = True):
-        self.available = available
-        self.busy_until = time.perf_counter()
-        self.syncs = 0
-        self.launches = 0
-        self.log: list[tuple[str, float | None]] = []
-        self._stack: contextlib.ExitStack | None = None
-
-    # -- the simulated device -----------------------------------------------------------------------
-    def launch(self, seconds: float) -> None:
-        """Queue ``seconds`` of work and return at once."""
-        now = time.perf_counter()
-        self.busy_until = max(self.busy_until, now) + float(seconds)
-        self.launches += 1
-        self.log.append(("launch", float(seconds)))
-
-    @property
-    def pending_s(self) -> float:
-        return max(0.0, self.busy_until - time.perf_counter())
-
-    def synchronize(self, device=None) -> None:
-        self.syncs += 1
-        self.log.append(("sync", None))
-        remaining = self.busy_until - time.perf_counter()
-        if remaining > 0:
-            time.sleep(remaining)
-
-    # -- patching torch ----------------------------------------------------------------------------
-    def __enter__(self) -> "FakeAsyncDevice":
-        self._stack = contextlib.ExitStack()
-        self._stack.enter_context(mock.patch.object(torch.cuda, "synchronize", self.synchronize))
-        self._stack.enter_context(mock.patch.object(torch.cuda, "is_available", lambda: self.available))
-        accelerator = getattr(torch, "accelerator", None)
-        if accelerator is not None and hasattr(accelerator, "synchronize"):
-            self._stack.enter_context(mock.patch.object(accelerator, "synchronize", self.synchronize))
-        return self
-
-    def __exit__(self, *exc) -> bool:
-        assert self._stack is not None
-        self._stack.close()
-        self._stack = None
-        return False
 
 
 # -------------------------------------------------------------------------------------------------

@@ -204,3 +204,20 @@ def test_reference_time_ms_is_within_margins_and_mistakes_are_not():
         fn = Workload(sim, durations=[60], warmup_ms=300, warmup_calls=2)
         times = _sync_end_only_time_ms(fn, "cuda", warmup=2, repeats=2)
         assert not _within(times, fn.true_ms(skip=2)), "the queued warm-up shows in the first timing"
+
+
+# -- what notebooks 07 and 08 rely on --------------------------------------------------------------
+def test_device_works_in_parallel_with_the_host():
+    with simulated_accelerator("cuda") as gpu:
+        gpu.launch(50)
+        time.sleep(0.08)            # the host was busy meanwhile: the work is done
+        start = time.perf_counter()
+        torch.cuda.synchronize()
+        assert time.perf_counter() - start < 0.02
+
+
+def test_median_ms_of_the_reference_timing_counts_the_queued_work():
+    with simulated_accelerator("cuda") as gpu:
+        ms = timing.median_ms(lambda: gpu.launch(10), "cuda", warmup=1, repeats=3)
+        assert gpu.sync_calls.count("torch.cuda.synchronize") == 6   # before and after each timed call
+    assert 9 <= ms < 60

@@ -1,4 +1,4 @@
-"""gpucourse.throughput (the simulated asynchronous GPU and utilization readings) and the loader benchmark."""
+"""gpucourse.throughput (GPU utilization readings) and the loader benchmark."""
 
 from __future__ import annotations
 
@@ -11,54 +11,8 @@ import pytest
 import torch
 
 from gpucourse import throughput as tp
-from gpucourse import timing
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-# -- FakeAsyncDevice -------------------------------------------------------------------------------
-def test_launch_returns_at_once_and_synchronize_waits():
-    with tp.FakeAsyncDevice() as gpu:
-        start = time.perf_counter()
-        gpu.launch(0.05)
-        gpu.launch(0.05)
-        launched = time.perf_counter() - start
-        assert launched < 0.03 and gpu.pending_s > 0.05
-        torch.cuda.synchronize()
-        assert time.perf_counter() - start >= 0.1
-        assert gpu.pending_s == 0 and gpu.syncs == 1 and gpu.launches == 2
-        assert [kind for kind, _ in gpu.log] == ["launch", "launch", "sync"]
-
-
-def test_device_works_in_parallel_with_the_host():
-    with tp.FakeAsyncDevice() as gpu:
-        gpu.launch(0.05)
-        time.sleep(0.06)            # the host was busy meanwhile: the work is done
-        start = time.perf_counter()
-        gpu.synchronize()
-        assert time.perf_counter() - start < 0.02
-
-
-def test_timing_reference_synchronize_reaches_the_fake():
-    with tp.FakeAsyncDevice() as gpu:
-        gpu.launch(0.03)
-        start = time.perf_counter()
-        timing.synchronize("cuda")
-        assert time.perf_counter() - start >= 0.025 and gpu.syncs == 1
-        assert torch.cuda.is_available()
-
-
-def test_patches_are_undone():
-    before = (torch.cuda.synchronize, torch.cuda.is_available)
-    with tp.FakeAsyncDevice():
-        assert torch.cuda.synchronize is not before[0]
-    assert (torch.cuda.synchronize, torch.cuda.is_available) == before
-
-
-def test_median_ms_on_the_fake_counts_the_queued_work():
-    with tp.FakeAsyncDevice() as gpu:
-        ms = timing.median_ms(lambda: gpu.launch(0.01), "cuda", warmup=1, repeats=3)
-    assert ms >= 9
 
 
 # -- utilization ------------------------------------------------------------------------------------
