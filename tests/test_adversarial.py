@@ -11,6 +11,7 @@ import csv
 import os
 import sys
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -36,21 +37,15 @@ def _read(path: Path) -> list[dict]:
 def graded(tmp_path_factory):
     from graders.autograde import autograde
 
-    saved = {k: os.environ.get(k) for k in SMALL_LIMITS}
-    os.environ.update(SMALL_LIMITS)
-    limits.reload()
     try:
-        base = tmp_path_factory.mktemp("adversarial")
-        cases = adversarial.build(base / "submissions")
-        solutions = adversarial.trimmed_solutions(base / "solutions")
-        rows = autograde(base / "submissions", base / "graded", names=[adversarial.NAME], solutions=solutions,
-                         jobs=2, progress=False)
+        with mock.patch.dict(os.environ, SMALL_LIMITS):
+            limits.reload()
+            base = tmp_path_factory.mktemp("adversarial")
+            cases = adversarial.build(base / "submissions")
+            solutions = adversarial.trimmed_solutions(base / "solutions")
+            rows = autograde(base / "submissions", base / "graded", names=[adversarial.NAME], solutions=solutions,
+                             jobs=2, progress=False)
     finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
         limits.reload()
     return {"dir": base / "graded", "cases": {c.student: c for c in cases},
             "rows": {r.student_id: r for r in rows}}

@@ -8,12 +8,12 @@ import random
 import pytest
 
 from graders.mistakes import for_notebook
-from graders.stress import Tally, cases_for, run_cases, stress_notebook
+from graders.stress import Case, Tally, cases_for, run_cases, stress_notebook
 
 
 def _case(label, tests, must_fail, answers=None, restore=None):
-    return {"label": label, "answers": answers or {}, "restore": restore or {}, "tests": tests,
-            "must_fail": must_fail}
+    """A case as the kernel receives it."""
+    return Case(label, answers or {}, restore or {}, tests, must_fail).__dict__
 
 
 def test_counts_chance_passes_and_chance_failures():
