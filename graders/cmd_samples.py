@@ -1,13 +1,18 @@
 from pathlib import Path
 
-HELP = "regenerate the sample submissions in samples/submissions"
+HELP = "regenerate the sample submissions in samples/submissions (--check DIR: verify their grades)"
 
 
 def add_arguments(p):
     p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--check", type=Path, default=None, metavar="DIR",
+                   help="instead: compare DIR/grades.csv (the samples graded) with what each sample must score")
 
 
 def run(args) -> int:
+    if args.check is not None:
+        from .sample_check import check
+        return 1 if check(args.check) else 0
     from .paths import SAMPLES
     from .samples import write_samples
     for path in write_samples(args.out or SAMPLES):

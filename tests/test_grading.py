@@ -11,7 +11,7 @@ from graders import nbtools
 from graders.autograde import autograde
 from graders.mistakes import for_notebook
 from graders.paths import SOLUTIONS, notebook_names
-from graders.selftest import compare, make_submissions, pack
+from graders.selftest import compare, make_submissions
 
 pytestmark = pytest.mark.slow
 NAMES = notebook_names()
@@ -39,15 +39,27 @@ def test_scores_are_as_expected(graded, name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_mistake_is_exercised(graded, name):
-    """Each listed mistake was graded, and names test cells that exist."""
-    tests = set(nbtools.test_points(nbtools.read(SOLUTIONS / f"{name}.ipynb")))
+    """Each listed mistake was graded in exactly one submission, and lost there each test it names."""
+    _, expected, rows = graded
+    solution = nbtools.read(SOLUTIONS / f"{name}.ipynb")
+    tests = set(nbtools.test_points(solution))
     mistakes = for_notebook(name)
     assert mistakes, f"{name} lists no common mistakes"
+    answers = {nbtools.grade_id(c) for c in solution.cells if nbtools.is_solution_cell(c)}
+    assert answers <= {m.cell for m in mistakes}, f"answers without a listed mistake: {answers - {m.cell for m in mistakes}}"
+    by_key = {(r.student_id, r.notebook): r for r in rows}
+    carriers = {}
+    for exp in expected:
+        for key in exp.mistakes:
+            assert key not in carriers, f"{name}: mistake {key} is in two submissions"
+            carriers[key] = exp
     for mistake in mistakes:
         assert set(mistake.loses) <= tests, f"{mistake.key} names unknown tests {set(mistake.loses) - tests}"
-    assert sum(len(g) for g in pack(mistakes)) == len(mistakes)
-    answers = {nbtools.grade_id(c) for c in nbtools.read(SOLUTIONS / f"{name}.ipynb").cells if nbtools.is_solution_cell(c)}
-    assert answers <= {m.cell for m in mistakes}, f"answers without a listed mistake: {answers - {m.cell for m in mistakes}}"
+        assert mistake.key in carriers, f"{name}: mistake {mistake.key} was never graded"
+        row = by_key.get((carriers[mistake.key].student, name))
+        assert row is not None and row.status == "graded", f"{name}: {mistake.key}'s submission was not graded"
+        kept = [gid for gid in mistake.loses if row.cells.get(gid, (None,))[0] != 0]
+        assert not kept, f"{name}: {mistake.key} kept the points of {kept}"
 
 
 def test_every_pair_has_exactly_one_row(graded):
