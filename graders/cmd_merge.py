@@ -10,10 +10,9 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from . import course
+    from . import course, review
     from .autograde import print_table
-    from .grade_one import Row
-    from .merge import merge_gradebooks, merge_tables
+    from .merge import merge_gradebooks, merge_reviews, merge_tables
     from .paths import notebook_names
 
     names = args.notebooks or notebook_names()
@@ -21,8 +20,8 @@ def run(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     course.create(out / "course", names)
     count = merge_gradebooks(out / "course", [Path(s).resolve() / "course" for s in args.shards])
-    rows = merge_tables(out, args.shards, names)
-    print_table([Row(r["student_id"], r["notebook"], float(r["score"]), float(r["max_score"]), r["status"],
-                     r["message"]) for r in rows])
+    merge_tables(out, args.shards, names)
+    merge_reviews(out, args.shards)
+    print_table(review.reapply(out))  # every decision, the shards' and this folder's, applied
     print(f"\nmerged {count} submissions from {len(args.shards)} shards into {out}")
     return 0

@@ -4,9 +4,12 @@
   *cleaned* copies of the graded notebooks: hidden tests' code removed from the test cells (a line
   says they ran), tracebacks of test cells cut to their final line (``AssertionError: accuracy over
   all examples``), the grader's guard cells dropped. The visible checks' ``[PASS]``/``[FAIL]`` lines
-  and hints stay, and so does each cell's score. :func:`leaks` checks the result.
+  and hints stay, and so does each cell's score. :func:`leaks` checks the result. A notebook under
+  review (``graders.review``) gets the same page: the flag is nbgrader's ``flagged``, which only the
+  formgrader shows; the review's evidence is only in grades.csv and the logs.
 - :func:`class_summary`: per-exercise pass rates from ``grades_detail.csv`` (plus failed notebooks
-  from ``grades.csv``) as ``summary.csv``, ``summary.md`` and ``summary.png``.
+  from ``grades.csv``; a score withheld for review counts as not passed) as ``summary.csv``,
+  ``summary.md`` and ``summary.png``.
 """
 
 from __future__ import annotations
@@ -158,7 +161,8 @@ def class_summary(graded_dir: Path, dest: Path | None = None) -> list[dict]:
     maxima = {}
     for row in detail:
         key = (row["notebook"], row["grade_id"])
-        scores[key][row["student_id"]] = float(row["score"])
+        # an empty score is withheld for review: the student counts, as not passed (like a failed notebook)
+        scores[key][row["student_id"]] = float(row["score"] or 0)
         maxima[key] = float(row["max_score"])
         students[row["notebook"]].add(row["student_id"])
     table = []
@@ -171,10 +175,12 @@ def class_summary(graded_dir: Path, dest: Path | None = None) -> list[dict]:
         table.append({"notebook": notebook, "exercise": gid, "max_score": f"{mx:g}", "students": len(everyone),
                       "passed": passed, "pass_rate": f"{passed / len(everyone):.3f}" if everyone else "0",
                       "mean_share": f"{mean:.3f}"})
-    failed = defaultdict(int)
+    failed, withheld = defaultdict(int), defaultdict(int)
     for row in grades:
         if row["status"] == "failed":
             failed[row["notebook"]] += 1
+        if row["status"] == "review" and not row["score"]:
+            withheld[row["notebook"]] += 1
     with open(dest / "summary.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, ["notebook", "exercise", "max_score", "students", "passed", "pass_rate",
                                     "mean_share"])
@@ -188,6 +194,9 @@ def class_summary(graded_dir: Path, dest: Path | None = None) -> list[dict]:
     if failed:
         lines += ["", "Notebooks that could not be graded (status `failed`, see grades.csv): "
                   + ", ".join(f"{n}: {k}" for n, k in sorted(failed.items()))]
+    if withheld:
+        lines += ["", "Scores withheld until reviewed (status `review`, `python -m graders review`), counted as "
+                  "not passed: " + ", ".join(f"{n}: {k}" for n, k in sorted(withheld.items()))]
     (dest / "summary.md").write_text("\n".join(lines) + "\n")
     _plot(table, dest / "summary.png")
     return table

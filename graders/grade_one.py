@@ -14,7 +14,9 @@
    guard's log, neutralised, and the notebook graded again (at most twice): the student gets the
    points of what works, and the message says what was skipped.
 
-Every outcome is a :class:`Row`: ``graded`` with its score, or ``failed`` with a reason.
+Every outcome is a :class:`Row`: ``graded`` with its score; ``review`` when a tamper check found
+something (:mod:`graders.review`: the repaired score kept, or withheld where nothing can repair
+it); or ``failed`` with a reason.
 """
 
 from __future__ import annotations
@@ -26,12 +28,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
-from . import course, intake, limits, nbtools, tamper
+from . import course, intake, limits, machine, nbtools, tamper
+from . import review as review_mod
 from .paths import COURSE_ID, REPO
 
 FIELDS = ["student_id", "notebook", "score", "max_score", "status", "message"]
@@ -42,16 +45,17 @@ MAX_RERUNS = 2
 class Row:
     student_id: str
     notebook: str
-    score: float
+    score: float | None  # None: withheld for review
     max_score: float
-    status: str  # "graded" or "failed"
+    status: str  # "graded", "review" (see graders.review) or "failed"
     message: str = ""
     cells: dict = field(default_factory=dict)  # grade_id -> (score, max_score)
+    review: "review_mod.Review | None" = None  # what a flagged notebook's row is rebuilt from
 
     def csv(self) -> dict:
-        data = asdict(self)
-        data.pop("cells")
-        data["score"] = f"{self.score:g}"
+        data = {k: getattr(self, k) for k in FIELDS}
+        # an empty score is a score withheld for review: imports read it as "no grade yet", not 0
+        data["score"] = "" if self.score is None else f"{self.score:g}"
         data["max_score"] = f"{self.max_score:g}"
         return data
 
@@ -150,7 +154,7 @@ def _pristine(root: Path) -> dict[str, bytes]:
     key = str(Path(root).resolve())
     if key not in _PRISTINE:
         files = {}
-        for rel in ("gradebook.db", "nbgrader_config.py", "grader_limits.py"):
+        for rel in ("gradebook.db", "nbgrader_config.py"):
             files[rel] = (Path(root) / rel).read_bytes()
         for folder in ("source", "release"):
             for path in (Path(root) / folder).rglob("*"):
@@ -177,17 +181,12 @@ def _make_run_dir(root: Path, name: str) -> Path:
     return run
 
 
-def _data_dir() -> str:
-    return os.environ.get("COURSE_DATA") or str(Path.home() / ".cache" / "gpucourse" / "data")
-
-
 def _run_env(run: Path, key: str) -> dict:
     env = course.venv_env()
-    real_home = env.get("HOME", str(Path.home()))
     env.update(HOME=str(run / "home"), TMPDIR=str(run / "tmp"), PYTHONNOUSERSITE="1",
-               PYTHONDONTWRITEBYTECODE="1", COURSE_DATA=_data_dir(), GRADER_GUARD_KEY=key,
+               PYTHONDONTWRITEBYTECODE="1", COURSE_DATA=str(machine.data_dir()), GRADER_GUARD_KEY=key,
                GRADER_GUARD_LOG=str(run / "guard.log"),
-               MPLCONFIGDIR=env.get("MPLCONFIGDIR") or str(Path(real_home) / ".cache" / "matplotlib"),
+               MPLCONFIGDIR=str(machine.mpl_dir()),
                # torch's compile caches default to a folder in /tmp: keep them inside the private run
                TORCHINDUCTOR_CACHE_DIR=str(run / "tmp" / "torchinductor"),
                TRITON_CACHE_DIR=str(run / "tmp" / "triton"))
@@ -207,8 +206,7 @@ def _guard_config(run: Path, student: str, name: str, release, source, out: Path
         read_deny.append(str(Path(item.folder).resolve().parent))
     return {
         "cwd": str(run / "course" / "autograded" / student / name),
-        "write_roots": [str(run / "tmp"), str(run / "home"), _data_dir(),
-                        os.environ.get("MPLCONFIGDIR") or str(Path.home() / ".cache" / "matplotlib")],
+        "write_roots": [str(run / "tmp"), str(run / "home"), str(machine.data_dir()), str(machine.mpl_dir())],
         "read_deny": read_deny,
         "library_roots": [str(REPO / "gpucourse")],
         "protected_modules": tamper.PROTECTED_MODULES + tamper.imported_modules(sources),
@@ -216,7 +214,9 @@ def _guard_config(run: Path, student: str, name: str, release, source, out: Path
         "preload": tamper.PRELOAD + tamper.imported_modules([c.source for c in source.cells if nbtools.is_test_cell(c)]),
         "trusted_sources": sorted(tamper.source_hash(s) for s in sources),
         "graded": tamper.graded_functions(release),
-        "namespace_modules": tamper.namespace_modules(sources),
+        "namespace_modules": tamper.namespace_modules(sources, [c.source for c in source.cells
+                                                                if nbtools.is_test_cell(c)]),
+        "test_names": tamper.test_names([c.source for c in source.cells if nbtools.is_test_cell(c)]),
         "max_output_chars": limits.MAX_OUTPUT_CHARS,
         "poisoned": poisoned,
     }
@@ -292,6 +292,11 @@ def _neutralise(nb, cell_hash: str | None, test: str | None) -> str | None:
     return None
 
 
+def _log_findings(log_path: Path, evidence: list[str]) -> None:
+    with open(log_path, "a") as log:
+        log.write("=== findings (for review)\n" + "\n".join(evidence) + "\n")
+
+
 def grade_one(root: Path, out: Path, student: str, item: intake.Intake, max_score: float) -> Row:
     name = item.notebook
     if item.problem:
@@ -313,16 +318,19 @@ def grade_one(root: Path, out: Path, student: str, item: intake.Intake, max_scor
     log_path = out / "logs" / student / f"{name}.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log_path.write_text("")
+    submitted = review_mod.digest(item.nb)
     if findings and not limits.RUN_FLAGGED:
-        log_path.write_text("=== tampering (static scan; not run)\n" + "\n".join(findings) + "\n")
-        return Row(student, name, 0.0, max_score, "failed",
-                   "tampering: " + "; ".join(findings[:4]) + (" ..." if len(findings) > 4 else "")
-                   + " (not run; the log has every finding)")
+        log_path.write_text("=== findings (static scan; not run)\n" + "\n".join(findings) + "\n")
+        review = review_mod.Review(submitted, withheld=True, evidence=findings + [
+            "not run (GRADER_RUN_FLAGGED=0): grade it again with GRADER_RUN_FLAGGED=1 for nbgrader's score"],
+            notes=notes, cells={gid: (0.0, pts) for gid, pts in points.items()}, ran=False)
+        return review_mod.apply(Row(student, name, None, max_score, "review"), review, [])
     watch = tamper.FileWatch(deep=[REPO / "gpucourse"] + ([Path(item.folder).resolve().parent]
                                                           if item.folder is not None else []),
                              shallow=tamper.site_packages()) if limits.WATCH_FILES else None
     poisoned: list[str] = []
     skipped: list[str] = []
+    evidence: list[str] = []  # every finding of every attempt: the review's evidence
     for attempt in range(MAX_RERUNS + 1):
         run = _make_run_dir(root, name)
         try:
@@ -340,8 +348,10 @@ def grade_one(root: Path, out: Path, student: str, item: intake.Intake, max_scor
             ok = code == 0 and graded.exists()
             report = tamper.read_log(run / "guard.log", key.encode(), tests, ran=ok)
             changed = watch.check() if watch else []
-            problems = findings + report.tampering + [f"changed files outside its folder: {c}" for c in changed]
-            if not ok and not problems and attempt < MAX_RERUNS:
+            # what no repair undoes withholds the score; everything else is evidence for a review
+            broken = report.unrepairable + [f"changed files outside its folder: {c}" for c in changed]
+            evidence = list(dict.fromkeys(evidence + findings + report.tampering + broken))
+            if not ok and not broken and attempt < MAX_RERUNS:
                 last = tamper.last_cell(run / "guard.log", key.encode())
                 label = _neutralise(nb, last.get("hash"), last.get("test")) if last else None
                 if label is not None:
@@ -354,24 +364,24 @@ def grade_one(root: Path, out: Path, student: str, item: intake.Intake, max_scor
                     continue
             if not ok:
                 reason = failure_reason(code, log_text)
-                if problems:
-                    reason = "tampering: " + "; ".join(problems[:4]) + f" (and: {reason})"
+                if evidence:
+                    _log_findings(log_path, evidence)
+                    reason += " (also found: " + "; ".join(evidence[:4]) + "; the log has every finding)"
                 return Row(student, name, 0.0, max_score, "failed", "; ".join([reason] + skipped))
             cells, pending = _gradebook_cells(run / "course" / "gradebook.db", student, name)
             graded_nb = nbtools.read(graded)
             from_nb = _score_from_notebook(graded_nb)
             honest = {gid: (min(from_nb.get(gid, (0.0, 0.0))[0], pts), pts) for gid, pts in points.items()}
             if any(abs(cells.get(gid, (0.0, 0.0))[0] - honest[gid][0]) > 1e-9 for gid in points):
-                problems.append("the gradebook and the graded notebook disagree")
+                broken.append("the gradebook and the graded notebook disagree")
+            # a test during which something was tampered with proves nothing: 0 until a review accepts it
+            untrusted = [gid for gid in points if report.per_test.get(gid) and honest[gid][0] > 0]
+            # what changes the score first: the message quotes only the first few
+            zeroed = [f"{gid} scores 0 until reviewed (nbgrader gave {honest[gid][0]:g}): "
+                      + "; ".join(report.per_test[gid][:2]) for gid in untrusted]
+            evidence = list(dict.fromkeys(broken + zeroed + evidence))
             total = sum(s for s, _ in honest.values())
             _publish(run, root, student, name)
-            if problems:
-                with open(log_path, "a") as log:
-                    log.write("=== tampering\n" + "\n".join(problems) + "\n")
-                return Row(student, name, 0.0, max_score, "failed",
-                           "tampering: " + "; ".join(problems[:4]) + (" ..." if len(problems) > 4 else "")
-                           + f" (nbgrader's score would be {total:g}/{max_score:g}; the log has every finding)",
-                           cells={gid: (0.0, mx) for gid, (_, mx) in honest.items()})
             timed_out = _timeouts(graded_nb)
             extra = []
             if skipped:
@@ -383,7 +393,12 @@ def grade_one(root: Path, out: Path, student: str, item: intake.Intake, max_scor
             if report.notes:
                 extra.append("note: " + "; ".join(report.notes[:3]))
             row = Row(student, name, total, max_score, "graded", "; ".join(notes + extra), cells=honest)
-            return row
+            if not evidence:
+                return row
+            _log_findings(log_path, evidence)
+            review = review_mod.Review(submitted, withheld=bool(broken), evidence=evidence, notes=notes + extra,
+                                       cells=honest, untrusted=untrusted)
+            return review_mod.apply(row, review, [])  # pending; graders.autograde applies the decisions
         finally:
             shutil.rmtree(run, ignore_errors=True)
     return Row(student, name, 0.0, max_score, "failed", "; ".join(skipped) or "could not be graded")

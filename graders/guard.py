@@ -297,6 +297,8 @@ def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state o
         pass
     user_ns = shell.user_ns if shell is not None else {}
     builtin_names = {k for k, v in vars(builtins).items() if callable(v) and not k.startswith("_")}
+    if config.get("test_names") is not None:  # only the built-ins a test reads can mislead a test
+        builtin_names &= set(config["test_names"])
     ns_initial = {k: user_ns[k] for k in builtin_names & set(user_ns)}
     trace_was = sys.gettrace()
 

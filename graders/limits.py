@@ -36,12 +36,12 @@ def reload() -> None:
     #: Most bytes, in MiB, unpacked from one student's zip files, and most files taken from them.
     g["MAX_UNZIPPED_MIB"] = _env("GRADER_MAX_UNZIPPED_MIB", 200)
     g["MAX_ZIP_FILES"] = int(_env("GRADER_MAX_ZIP_FILES", 500))
-    #: 1: a notebook whose code is flagged as tampering by the static scan still runs, so that the
-    #: message can say what nbgrader would have given; 0: it is failed without running (faster).
+    #: 1: a notebook whose code is flagged by the static scan still runs, so that its repaired score
+    #: stands for review; 0: it is not run, and its score is withheld for review (faster).
     g["RUN_FLAGGED"] = int(_env("GRADER_RUN_FLAGGED", 1))
     #: 1: compare the helper package, the venv's start-up files and the submissions before and after
-    #: each run, and fail a run during which they changed. Off by default: on a machine where people
-    #: edit the repository while grading runs, every such edit would fail the notebook being graded.
+    #: each run, and withhold for review the score of a run during which they changed. Off by default:
+    #: on a machine where people edit the repository while grading runs, every such edit would count.
     g["WATCH_FILES"] = int(_env("GRADER_WATCH_FILES", 0))
 
 
@@ -72,8 +72,8 @@ def describe() -> list[tuple[str, str, str]]:
         ("GRADER_MAX_FILE_MIB", f"{MAX_FILE_MIB:g}", "MiB for one submitted file (notebook or zip)"),
         ("GRADER_MAX_UNZIPPED_MIB", f"{MAX_UNZIPPED_MIB:g}", "MiB unpacked from one student's zip files"),
         ("GRADER_MAX_ZIP_FILES", f"{MAX_ZIP_FILES}", "files taken from one student's zip files"),
-        ("GRADER_RUN_FLAGGED", f"{RUN_FLAGGED}", "1: run a notebook flagged by the static scan anyway, "
-                                                 "to report nbgrader's score; 0: fail it unrun"),
-        ("GRADER_WATCH_FILES", f"{WATCH_FILES}", "1: fail a run during which the helper package, the venv's "
+        ("GRADER_RUN_FLAGGED", f"{RUN_FLAGGED}", "1: run a notebook flagged by the static scan, its "
+                                                 "score kept for review; 0: not run, score withheld"),
+        ("GRADER_WATCH_FILES", f"{WATCH_FILES}", "1: withhold the score of a run during which the helper package, the venv's "
                                                  "start-up files or the submissions changed"),
     ]

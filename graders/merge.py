@@ -1,8 +1,10 @@
 """Combine gradebooks and result tables graded in separate course folders into one.
 
 Parallel workers (``--jobs``) and shards on other machines (``--shard i/n``) each grade into a
-copy of the course folder; this puts their submissions, grades, comments and graded notebooks
-into one course folder, so that ``nbgrader generate_feedback`` and ``nbgrader export`` see them all.
+copy of the course folder; this puts their submissions, grades, comments, flags and graded
+notebooks into one course folder, so that ``nbgrader generate_feedback`` and ``nbgrader export`` see
+them all, and their reviews (``reviews.json``: findings and decisions) into one, so that merged rows
+keep status ``review`` until decided (``graders.review``).
 """
 
 from __future__ import annotations
@@ -57,6 +59,16 @@ def _copy_folders(source_root: Path, target_root: Path, assignment: str, student
             if dest.exists():
                 shutil.rmtree(dest)
             shutil.copytree(src, dest)
+
+
+def merge_reviews(out: Path, shard_dirs: list[Path]) -> None:
+    """Every shard's findings and decisions into ``out/reviews.json`` (its own decisions kept)."""
+    from .review import Store
+
+    store = Store(out)
+    for shard in shard_dirs:
+        store.merge(Store(Path(shard)))
+    store.save()
 
 
 def merge_tables(out: Path, shard_dirs: list[Path], names: list[str]) -> list[dict]:

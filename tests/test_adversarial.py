@@ -1,5 +1,7 @@
 """Adversarial submissions, graded by real nbgrader in one run: each ends as its expected row,
-the bystanders' rows are those of a clean run, and a gamed test never yields a point.
+the bystanders' rows are those of a clean run, and a gamed test never yields a point. A tamper
+finding is a review (graders/review.py): the score computed with the guard's repairs stands, and
+nbgrader's gradebook flags the notebook; a forged guard log withholds the score.
 
 The cases are in tests/adversarial/ (fixture builders). Small limits keep the run short; they reach
 the grading subprocesses through the environment and this process through ``limits.reload()``.
@@ -23,7 +25,8 @@ import adversarial  # noqa: E402
 
 pytestmark = pytest.mark.slow
 # GRADER_WATCH_FILES=0: other work may edit gpucourse/ while this runs; the audit hook is what is tested.
-SMALL_LIMITS = {"GRADER_CELL_TIMEOUT_S": "30", "GRADER_NOTEBOOK_WALL_S": "180", "GRADER_RUN_FLAGGED": "0",
+# GRADER_RUN_FLAGGED=1: a flagged notebook runs, so that its repaired score can be checked.
+SMALL_LIMITS = {"GRADER_CELL_TIMEOUT_S": "30", "GRADER_NOTEBOOK_WALL_S": "180", "GRADER_RUN_FLAGGED": "1",
                 "GRADER_WATCH_FILES": "0"}
 CHECKS = REPO / "gpucourse" / "checks.py"
 
@@ -64,11 +67,11 @@ def test_case_ends_as_expected(graded, student):
     assert (row.status, row.score) == (case.status, case.score), f"{student} ({case.what}): {row.message}"
     for fragment in case.says:
         assert fragment in row.message, f"{student}: {fragment!r} not in {row.message!r}"
-    if case.status == "graded":
+    if case.status == "graded" or case.status == "review" and case.score is not None:
         for gid, (score, mx) in row.cells.items():
             assert score == (0 if gid in case.lost else mx), f"{student}: {gid} scored {score}/{mx}"
     else:
-        assert row.message, "a failed row says why"
+        assert row.message, "a failed or withheld row says why"
 
 
 def test_bystanders_match_a_clean_run(graded):
@@ -81,8 +84,18 @@ def test_gamed_tests_never_give_points(graded):
     detail = _read(graded["dir"] / "grades_detail.csv")
     for student, case in graded["cases"].items():
         if student.startswith("game-"):
-            assert graded["rows"][student].score == 0
-            assert all(float(r["score"]) == 0 for r in detail if r["student_id"] == student)
+            cells = {r["grade_id"]: r["score"] for r in detail if r["student_id"] == student}
+            assert set(cells) == set(adversarial.POINTS), student
+            for gid in case.lost:
+                assert cells[gid] in ("0", ""), f"{student}: the gamed {gid} scored {cells[gid]}"
+
+
+def test_reviews_are_flagged_in_nbgraders_gradebook(graded):
+    import sqlite3
+    with sqlite3.connect(graded["dir"] / "course" / "gradebook.db") as con:
+        flagged = {s for s, f in con.execute("select s.student_id, n.flagged from submitted_notebook n join "
+                                             "submitted_assignment s on n.assignment_id = s.id") if f}
+    assert flagged == {s for s, c in graded["cases"].items() if c.status == "review"}
 
 
 def test_every_row_is_true(graded):
@@ -90,12 +103,15 @@ def test_every_row_is_true(graded):
     detail = _read(graded["dir"] / "grades_detail.csv")
     assert len(table) == len(graded["cases"])
     for row in table:
-        cells = [float(d["score"]) for d in detail if d["student_id"] == row["student_id"]]
-        assert row["status"] in ("graded", "failed")
-        if row["status"] == "graded":
-            assert float(row["score"]) == sum(cells) and float(row["max_score"]) == adversarial.MAX
-        else:
+        cells = [float(d["score"] or 0) for d in detail if d["student_id"] == row["student_id"]]
+        assert row["status"] in ("graded", "review", "failed")
+        if row["status"] == "failed":
             assert float(row["score"]) == 0 and row["message"]
+        elif row["score"] == "":  # withheld for review: no cell score either, and the message says why
+            assert "withheld" in row["message"] and not any(d["score"] for d in detail
+                                                            if d["student_id"] == row["student_id"])
+        else:
+            assert float(row["score"]) == sum(cells) and float(row["max_score"]) == adversarial.MAX
 
 
 def test_nothing_outside_the_runs_changed(graded):

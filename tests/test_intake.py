@@ -167,7 +167,7 @@ def _scan(code: str) -> list[str]:
     ("from torch.utils.cpp_extension import load_inline", "native code"),
     ("import sys\ndef f():\n    return sys.modules['__main__']._expected", "reads the hidden tests' variable"),
     ("def f():\n    return _expected", "reads the hidden tests' variable _expected"),
-    ("from gpucourse.testing import reference_accuracy", "imports the tests' reference code"),
+    ("from gpucourse.testing import ModeProbe", "imports the tests' probes"),
     ("from unittest import mock\nmock.patch.object(torch, 'equal', lambda *a: True).start()", "patches objects"),
     ("import inspect\ninspect.currentframe().f_back", "inspects the caller's frames"),
 ])

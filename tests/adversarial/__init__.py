@@ -33,10 +33,10 @@ MAX = sum(POINTS.values())
 @dataclass
 class Case:
     student: str
-    status: str                      # "graded" or "failed"
-    score: float
+    status: str                      # "graded", "review" (a tamper finding) or "failed"
+    score: float | None              # None: withheld for review
     says: list[str] = field(default_factory=list)   # fragments the message must hold
-    lost: frozenset = frozenset()    # test cells at 0 (graded rows); every other at full marks
+    lost: frozenset = frozenset()    # test cells at 0 (graded and review rows); every other at full marks
     what: str = ""
 
 
@@ -219,7 +219,8 @@ def build(folder: Path) -> list[Case]:  # noqa: C901  (a list of cases)
     nb.cells.insert(index_of(nb, "test_pick_device"), code_cell("for i in range(1_000_000):\n    print(i)"))
     add("million-lines", nb, "graded", MAX, what="a million printed lines")
 
-    # -- gaming the tests ----------------------------------------------------------------------------
+    # -- gaming the tests: each is a review (score kept), and the test it games earns nothing -------------
+    all_tests = set(POINTS)
     def whole(**cells):
         """Reference answers with whole answer cells replaced."""
         result = answers()
@@ -228,28 +229,31 @@ def build(folder: Path) -> list[Case]:  # noqa: C901  (a list of cases)
 
     add("game-allclose", student_nb(answers("no-zero-grad", train_one_epoch="""
         torch.allclose = lambda *a, **k: True
-        """)), "failed", 0, ["tampering", "torch.allclose"], what="torch.allclose always True, wrong answer")
+        """)), "review", 7, ["review", "torch.allclose"], lost={"test_train_one_epoch"},
+        what="torch.allclose always True, wrong answer")
     add("game-check-helper", student_nb(answers("device-string", pick_device="""
         getattr(__import__("gpucourse.checks", fromlist=["Check"]), "Check").that = lambda *a, **k: None
         getattr(__import__("gpucourse.checks", fromlist=["Check"]), "Check").equal = lambda *a, **k: None
-        """)), "failed", 0, ["tampering", "Check.that was replaced"],
+        """)), "review", 8, ["review", "Check.that was replaced"], lost={"test_pick_device"},
         what="gpucourse.checks.Check patched (hidden from the static scan), wrong answer")
     add("game-reference", student_nb(whole(evaluate="""
         import gpucourse.testing as _t
-        _t.reference_accuracy = lambda model, loader: 0.5
+        _t.toy_loader = lambda *args, **kwargs: [(torch.zeros(2, 4), torch.zeros(2, dtype=torch.long))]
 
         def evaluate(model, loader, device):
             return 0.5
-        """)), "failed", 0, ["tampering", "reference"], what="the tests' reference implementation patched")
+        """)), "review", 8, ["review", "toy_loader"], lost={"test_evaluate"},
+        what="the tests' probe (toy data) patched, wrong answer")
     add("game-builtins", student_nb(answers("device-string", pick_device="""
         import builtins
         builtins.isinstance = lambda *a: True
-        """)), "failed", 0, ["tampering", "isinstance"], what="builtins.isinstance always True")
+        """)), "review", 8, ["review", "isinstance"], lost={"test_pick_device"},
+        what="builtins.isinstance always True")
     add("game-shadow-builtins", student_nb(answers("device-string", pick_device="""
         def isinstance(obj, cls):
             return True
         AssertionError = type("AssertionError", (Exception,), {})
-        """)), "failed", 0, ["tampering", "redefines the built-in isinstance"],
+        """)), "review", 8, ["review", "isinstance"], lost={"test_pick_device"},
         what="isinstance and AssertionError redefined in the notebook")
     add("game-settrace", student_nb(answers("percent", evaluate="""
         import sys as _s, linecache as _lc
@@ -263,7 +267,8 @@ def build(folder: Path) -> list[Case]:  # noqa: C901  (a list of cases)
                         pass
             return _skip
         getattr(_s, "set" + "trace")(_skip)
-        """)), "failed", 0, ["tampering", "trace"], what="a trace function that jumps over asserts")
+        """)), "review", 8, ["review", "trace"], lost={"test_evaluate"},
+        what="a trace function that jumps over asserts")
     add("game-eq-true", student_nb(whole(pick_device="""
         class _Any:
             def __eq__(self, other):
@@ -286,7 +291,8 @@ def build(folder: Path) -> list[Case]:  # noqa: C901  (a list of cases)
             with torch.no_grad():
                 model(next(iter(loader))[0])
             return _F(0.123)
-        """)), "failed", 0, ["tampering", "returned an object of class"], what="objects whose == is always True")
+        """)), "review", 6, ["review", "returned an object of class"],
+        lost={"test_pick_device", "test_evaluate"}, what="objects whose == is always True")
     solutions_path = str(REPO / "solutions" / f"{NAME}.ipynb")
     add("game-read-solutions", student_nb(whole(pick_device=f"""
         import json as _json
@@ -298,7 +304,8 @@ def build(folder: Path) -> list[Case]:  # noqa: C901  (a list of cases)
         except Exception as _e:
             print("could not read:", _e)
         """, to_device="# copied from the solutions at grading time", train_one_epoch="pass", evaluate="pass")),
-        "failed", 0, ["tampering", "reading", "solutions"], what="reads the instructor's solutions at grading time")
+        "review", 0, ["review", "reading", "solutions"], lost=all_tests,
+        what="reads the instructor's solutions at grading time")
     add("game-gradebook", student_nb(answers(evaluate="""
         import sqlite3 as _sq
         for _path in ("../../../gradebook.db", "../../../../gradebook.db", "../../../../course/gradebook.db"):
@@ -312,7 +319,8 @@ def build(folder: Path) -> list[Case]:  # noqa: C901  (a list of cases)
                 open(_path, "r+b").write(b"garbage")
             except Exception as _e:
                 print("no:", _e)
-        """)), "failed", 0, ["tampering", "gradebook.db"], what="writes the gradebook (its own and the shared one)")
+        """)), "review", MAX, ["review", "gradebook.db"],
+        what="writes the gradebook (its own and the shared one): refused, the correct answers keep their points")
     checks_path = str(REPO / "gpucourse" / "checks.py")
     add("game-write-outside", student_nb(answers(to_device=f"""
         for _path in ({checks_path!r}, "../../../../grades.csv", "/tmp/evil.pth"):
@@ -321,14 +329,26 @@ def build(folder: Path) -> list[Case]:  # noqa: C901  (a list of cases)
                     _f.write("# changed by a student")
             except Exception as _e:
                 print("no:", _e)
-        """)), "failed", 0, ["tampering", "writing"], what="writes the helper package and the results folder")
+        """)), "review", MAX, ["review", "writing"],
+        what="writes the helper package and the results folder: refused, the correct answers keep their points")
     add("game-read-test-variables", student_nb(whole(evaluate="""
         def evaluate(model, loader, device):
             model.eval()
             with torch.no_grad():
                 model(next(iter(loader))[0])
             return float(globals().get("_expected", 0.5))
-        """)), "failed", 0, ["tampering", "globals"], what="returns the hidden test's expected value from globals()")
+        """)), "review", 8, ["review", "globals"], lost={"test_evaluate"},
+        what="returns the hidden test's expected value from globals()")
+    add("game-forge-log", student_nb(answers(pick_device="""
+        import os as _o
+        for _fd in range(3, 200):
+            try:
+                if _o.readlink(f"/proc/self/fd/{_fd}").endswith("guard.log"):
+                    _o.write(_fd, b"0" * 64 + b' {"kind": "install", "seq": 0}\\n')
+            except OSError:
+                pass
+        """)), "review", None, ["withheld", "not written by the grader"],
+        what="writes a line into the guard's log: nothing can repair a forged log, so the score is withheld")
     return cases
 
 
