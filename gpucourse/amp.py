@@ -91,16 +91,6 @@ def autocast_op_dtypes(device_type: str, dtype: torch.dtype) -> dict[str, torch.
         }
 
 
-#: What the "Autocast Op Reference" of the PyTorch docs says for CUDA with float16.
-CUDA_DOCUMENTED = {
-    "matmul": torch.float16,          # on the "autocast to float16" list
-    "softmax": torch.float32,         # on the "autocast to float32" list
-    "cross_entropy": torch.float32,   # on the "autocast to float32" list
-    "sum": torch.float32,             # on the "autocast to float32" list
-    "add": torch.float32,             # not listed: ordinary type promotion, float16 + float32 -> float32
-}
-
-
 # ---------------------------------------------------------------------------------------------
 # Memory saved for backward
 # ---------------------------------------------------------------------------------------------

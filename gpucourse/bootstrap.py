@@ -69,6 +69,24 @@ def install_command(missing: list[str]) -> list[str]:
     return cmd
 
 
+#: What pip, git and the resolver print when the runtime cannot reach the network.
+OFFLINE = ("Could not resolve host", "name resolution", "Failed to establish", "Failed to connect",
+           "Network is unreachable", "timed out")
+#: What they print when the network works but the repository, branch, tag or package version does not exist.
+#: (GitHub answers a private or missing repository by asking for a password, which Colab cannot give.)
+NOT_FOUND = ("not found", "could not read Username", "couldn't find remote ref", "did not match any",
+             "No matching distribution")
+
+
+def pip_failure(stderr: str) -> str:
+    """``"offline"``, ``"not found"`` or ``"other"``: why a pip install failed, from what it printed."""
+    if any(marker in stderr for marker in OFFLINE):  # first: offline, pip also finds no matching version
+        return "offline"
+    if any(marker in stderr for marker in NOT_FOUND):
+        return "not found"
+    return "other"
+
+
 def pip_reason(stderr: str) -> str:
     """The lines of pip's error output that say why (git's ``fatal:``, pip's ``ERROR:``), else its last line."""
     why = [line.strip() for line in stderr.splitlines() if "fatal:" in line or "ERROR:" in line]
@@ -83,8 +101,12 @@ def install_missing(required=REQUIRED) -> list[str]:
     print("Installing what this runtime lacks: " + ", ".join(missing) + " ...")
     result = subprocess.run(install_command(missing), capture_output=True, text=True)
     if result.returncode != 0:
+        hint = {"offline": "This runtime is offline: reconnect (on Colab: Runtime > Disconnect and delete runtime) "
+                           "and run this cell again.",
+                "not found": "pip found no version of it that fits this Python and torch.",
+                }.get(pip_failure(result.stderr), "Is this runtime online?")
         raise SystemExit(
-            "Could not install " + ", ".join(missing) + ". Is this runtime online? "
+            "Could not install " + ", ".join(missing) + ". " + hint + " "
             "Outside Colab, install the course's requirements instead: pip install -r requirements.txt\n"
             "pip said: " + pip_reason(result.stderr)
         )
@@ -103,26 +125,29 @@ def check_version(expected: str | None) -> bool:
 
 
 def data_present(root: str | Path | None = None) -> bool:
-    """True when Fashion-MNIST (or its offline stand-in) is already cached."""
-    from .data import RAW_FILES, default_root
+    """True when Fashion-MNIST (or its offline stand-in, while no system files could replace it) is cached."""
+    from .data import cache_ready, default_root
 
-    raw = Path(root if root is not None else default_root()) / "FashionMNIST" / "raw"
-    return all((raw / name).exists() for pair in RAW_FILES.values() for name in pair)
+    return cache_ready(root if root is not None else default_root())
 
 
 def ensure_data(root: str | Path | None = None) -> str:
-    """Download Fashion-MNIST unless it is cached; return ``"cached"``, ``"downloaded"`` or ``"stand-in"``."""
-    from .data import default_root, fashion_mnist, is_standin
+    """Put Fashion-MNIST in the cache unless it is there; return ``"cached"``, ``"system"`` (the official files
+    a system package installed), ``"downloaded"`` or ``"stand-in"``."""
+    from .data import default_root, fashion_mnist, is_standin, system_dir
 
     root = Path(root if root is not None else default_root())
     if data_present(root):
         print(f"Data: Fashion-MNIST is cached in {root}" + (" (the offline stand-in)" if is_standin(root) else ""))
         return "cached"
     print(f"Data: fetching Fashion-MNIST into {root} (once) ...")
-    fashion_mnist(train=True, root=root, verbose=False)
+    dataset = fashion_mnist(train=True, root=root, verbose=False)
     if is_standin(root):
         print("Data: Fashion-MNIST is not reachable; the notebooks use a clearly labelled offline stand-in.")
         return "stand-in"
+    if dataset.source == "system":
+        print(f"Data: the official files from {system_dir()}, checksums verified.")
+        return "system"
     return "downloaded"
 
 

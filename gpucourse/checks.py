@@ -10,17 +10,52 @@ It prints ``[PASS] to_device ...`` when every check holds. A failing check raise
 :class:`CheckFailed` (an AssertionError, so nbgrader marks the cell failed) whose message is
 the hint, and prints ``[FAIL]`` with the same hint first. Hints say what to look at, never
 the answer.
+
+While an exercise is still nbgrader's skeleton (``raise NotImplementedError()``), its check prints
+``[TODO]`` naming the exercise that is unfinished (the one checked, or an earlier one it uses), and
+fails with that one line instead of a traceback. A demonstration that runs a student's answer
+starts with ``if needs("to_device"):`` and, while that answer is unfinished, prints one ``[SKIP]``
+line that names it instead of failing (see :func:`needs`).
 """
 
 from __future__ import annotations
 
+import dis
 import math
+import os
+import sys
+import sysconfig
 
 import torch
 
 
 class CheckFailed(AssertionError):
     """A self-check did not hold; the message is the hint for the student."""
+
+
+class Unanswered(NotImplementedError):
+    """An exercise is still its skeleton. Shown as one line, without a traceback: nothing in it is
+    the student's mistake to find (IPython prints ``_render_traceback_()`` in place of a traceback)."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{type(self).__name__}: {self}"]
+
+
+#: Where library code lives (the standard library, installed packages, this package): a bare
+#: NotImplementedError raised there is a real error, not an exercise's skeleton.
+LIBRARY_DIRS = tuple(sorted({os.path.realpath(sysconfig.get_paths()[key]) + os.sep
+                             for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+                            | {os.path.dirname(os.path.realpath(__file__)) + os.sep}))
+
+
+def raised_in(tb) -> tuple[str | None, bool]:
+    """(qualified name of the function where a traceback ends, whether that code is a library's)."""
+    if tb is None:
+        return None, False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    return getattr(code, "co_qualname", code.co_name), os.path.realpath(code.co_filename).startswith(LIBRARY_DIRS)
 
 
 class Check:
@@ -37,14 +72,33 @@ class Check:
         if exc_type is None:
             print(f"[PASS] {self.exercise}: {self.passed}")
             return False
+        todo = self.todo(exc)
+        if todo is not None:
+            print(f"[TODO] {self.exercise}: {todo}")
+            raise Unanswered(f"{self.exercise}: {todo}") from None  # the cell fails, in one line
         if isinstance(exc, CheckFailed):
             print(f"[FAIL] {self.exercise}: {exc}")
-        elif isinstance(exc, NotImplementedError):
-            print(f"[TODO] {self.exercise}: not answered yet. Replace `raise NotImplementedError()` "
-                  "with your code, run that cell, then run this one again.")
         else:
             print(f"[FAIL] {self.exercise}: your code raised {type(exc).__name__}: {exc}")
         return False  # re-raise, so that the cell fails
+
+    def todo(self, exc) -> str | None:
+        """What is unanswered, when ``exc`` says so (a skeleton's bare NotImplementedError, or this
+        exercise's name not defined yet); None for a real error."""
+        if isinstance(exc, NameError) and getattr(exc, "name", None) == self.exercise:
+            return (f"`{self.exercise}` is not defined yet: run its cell above (it raises "
+                    "NotImplementedError until you answer it), then run this one again.")
+        if type(exc) is not NotImplementedError or exc.args:  # torch's NotImplementedError has a message
+            return None
+        owner, in_library = raised_in(exc.__traceback__)
+        if in_library:  # raised by a library, not by a skeleton in the notebook
+            return None
+        if owner in (None, "<module>") or owner.split(".")[0] == self.exercise:
+            return ("not answered yet. Replace `raise NotImplementedError()` with your code, run that cell, "
+                    "then run this one again.")
+        # a finished answer that calls an unfinished one: point at the one to finish (a class, not its method)
+        return (f"this check runs `{owner.split('.')[0]}`, which is not answered yet: finish that exercise "
+                "first, run its cell, then run this one again.")
 
     # -- checks -------------------------------------------------------------------------------
     def that(self, condition: bool, hint: str) -> None:
@@ -76,3 +130,57 @@ class Check:
     def call(self, fn, *args, **kwargs):
         """Call the student's function; its own exceptions pass through with a clear label."""
         return fn(*args, **kwargs)
+
+
+# -- demonstrations that run the student's answers --------------------------------------------------
+SKIPPED_OPS = {"PUSH_NULL", "PRECALL", "CACHE", "NOP", "EXTENDED_ARG"}
+
+
+def is_skeleton_code(code) -> bool:
+    """True when ``code`` (or a function nested in it) still has nbgrader's ``raise NotImplementedError()``.
+
+    Only the bare form counts, without a message, as nbgrader writes it. Read from the bytecode: no
+    source is needed and nothing is called.
+    """
+    ops = [i for i in dis.get_instructions(code) if i.opname not in SKIPPED_OPS]
+    for at, ins in enumerate(ops):
+        if ins.opname not in ("LOAD_GLOBAL", "LOAD_NAME") or ins.argval != "NotImplementedError":
+            continue
+        after = ops[at + 1:at + 3]
+        if after and after[0].opname == "RAISE_VARARGS":  # raise NotImplementedError
+            return True
+        if len(after) == 2 and after[0].opname in ("CALL", "CALL_FUNCTION") and after[0].arg == 0 \
+                and after[1].opname == "RAISE_VARARGS":  # raise NotImplementedError()
+            return True
+    return any(is_skeleton_code(c) for c in code.co_consts if hasattr(c, "co_code"))
+
+
+def unfinished(answer) -> bool:
+    """True for an exercise's answer that is missing (None: its cell never defined it) or still a skeleton."""
+    if answer is None:
+        return True
+    if isinstance(answer, type):  # a class is unfinished while any of its methods is
+        methods = [getattr(v, "__func__", v) for v in vars(answer).values()]  # staticmethod, classmethod
+        return any(unfinished(m) for m in methods if callable(m) and not isinstance(m, type))
+    code = getattr(answer, "__code__", None)
+    return code is not None and is_skeleton_code(code)
+
+
+def needs(*exercises: str, namespace: dict | None = None) -> bool:
+    """True when every named exercise of this notebook is answered; otherwise print one ``[SKIP]`` line
+    naming the unfinished ones and return False.
+
+    A demonstration that runs the student's answers is written ``if needs("to_device"): ...``, so that
+    an untouched notebook, run top to bottom, skips it cleanly (no traceback, no empty axes) and says
+    what to finish. ``namespace`` defaults to the notebook's (``__main__``); nothing is called.
+    """
+    if namespace is None:
+        namespace = vars(sys.modules["__main__"])
+    todo = [name for name in exercises if unfinished(namespace.get(name))]
+    if todo:
+        names = " and ".join(f"`{name}`" for name in todo)
+        one = len(todo) == 1
+        print(f"[SKIP] This demonstration runs your {names}, which {'is' if one else 'are'} not answered yet: "
+              f"finish {'that exercise' if one else 'those exercises'} above, run {'its cell' if one else 'their cells'}, "
+              "then run this cell again.")
+    return not todo

@@ -1,16 +1,29 @@
-"""Fashion-MNIST, for real when the network allows, else an announced stand-in of the same form.
+"""Fashion-MNIST: the official files from the system, else downloaded, else an announced stand-in.
 
-The stand-in is written as the same IDX files that Fashion-MNIST ships, so that the real
-``torchvision.datasets.FashionMNIST`` class parses it: the loading code a student reads is the
-real one either way. A marker file in the raw folder records that the files are a stand-in, and
-every load of a stand-in says so.
+Three sources, tried in this order until one works:
+
+1. the official files a system package installed (Debian's ``dataset-fashion-mnist`` puts the
+   four ``.gz`` files in ``/usr/share/datasets/fashion-mnist/``). Their gzip bytes differ from
+   the official download's, so torchvision's MD5 check of the archives would reject them; they
+   are decompressed here instead and the *decompressed* content is checked against its known
+   size and SHA-256 (:data:`OFFICIAL_FILES`);
+2. torchvision's own download;
+3. a stand-in of the same form, written as the same IDX files.
+
+Whatever the source, ``torchvision.datasets.FashionMNIST`` parses the files: the loading code a
+student reads is the real one. A marker file in the raw folder records that the files are a
+stand-in, and every load of a stand-in says so.
 """
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import os
 import socket
 import struct
+import tempfile
+import zlib
 from pathlib import Path
 
 import torch
@@ -27,6 +40,19 @@ RAW_FILES = {
     False: ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"),
 }
 SIZES = {True: 60_000, False: 10_000}
+#: Size in bytes and SHA-256 of each official file, decompressed. The checksums were computed from
+#: Debian's dataset-fashion-mnist 0.0~git20200523.55506a9-1 and agree with those published for the
+#: decompressed files of the official download (whose archives match zalandoresearch's MD5s).
+OFFICIAL_FILES = {
+    "train-images-idx3-ubyte": (47_040_016, "c59f468a2f672dc815687fe0f83887768d799fd8a3f3276145d20f83aa44d888"),
+    "train-labels-idx1-ubyte": (60_008, "bad3541b69d912435c50bb6ba87bec294ff4f6a2e1246121d8633921760443d9"),
+    "t10k-images-idx3-ubyte": (7_840_016, "5b4141f0afbad91edebe8549f8fcffe087ea10ca49f1dbef5c9a5cd8815ce37b"),
+    "t10k-labels-idx1-ubyte": (10_008, "0402a96d92fd2663957122ceb108a494c5af83dab82d92729df917d7dec38c34"),
+}
+#: Where a system package keeps the official ``.gz`` files; the environment variable overrides it
+#: (the tests point it at an empty folder to play "package not installed").
+SYSTEM_DIR = Path("/usr/share/datasets/fashion-mnist")
+SYSTEM_DIR_ENV = "GPUCOURSE_SYSTEM_DATA"
 
 
 def default_root() -> Path:
@@ -89,7 +115,8 @@ def write_standin(root: str | os.PathLike) -> Path:
         write_idx(raw / labels_name, labels.to(torch.uint8))
     (raw / STANDIN_MARKER).write_text(
         "These files are a synthetic stand-in written by gpucourse.data because Fashion-MNIST "
-        "could not be downloaded. Delete this folder to try the real download again.\n"
+        "could not be downloaded. Delete this folder to try the real download again; installing the "
+        "system package dataset-fashion-mnist replaces them at the next load.\n"
     )
     return raw
 
@@ -101,6 +128,71 @@ def is_standin(root: str | os.PathLike) -> bool:
 def _have_raw(root: Path) -> bool:
     raw = root / "FashionMNIST" / "raw"
     return all((raw / name).exists() for pair in RAW_FILES.values() for name in pair)
+
+
+def cache_ready(root: str | os.PathLike) -> bool:
+    """True when the cache needs no more work: the four files are there, and they are not a stand-in
+    that the system's official files could replace."""
+    root = Path(root)
+    return _have_raw(root) and not (is_standin(root) and system_files_present())
+
+
+def system_dir() -> Path:
+    """``$GPUCOURSE_SYSTEM_DATA`` if set, else Debian's ``/usr/share/datasets/fashion-mnist``."""
+    env = os.environ.get(SYSTEM_DIR_ENV)
+    return Path(env) if env else SYSTEM_DIR
+
+
+def system_files_present() -> bool:
+    """True when the system folder holds any of the official ``.gz`` files (an empty or missing folder: no package)."""
+    return any((system_dir() / f"{name}.gz").exists() for name in OFFICIAL_FILES)
+
+
+def _decompress_verified(source: Path, target_dir: Path, size: int, sha256: str) -> Path:
+    """Decompress ``source`` to a temporary file in ``target_dir``; raise ValueError unless size and SHA-256 match."""
+    digest, written = hashlib.sha256(), 0
+    fd, part = tempfile.mkstemp(dir=target_dir, prefix=".", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as out, gzip.open(source, "rb") as compressed:
+            while chunk := compressed.read(1 << 20):
+                digest.update(chunk)
+                written += len(chunk)
+                out.write(chunk)
+        if written != size:
+            raise ValueError(f"{source.name} decompresses to {written:,} bytes, expected {size:,}")
+        if digest.hexdigest() != sha256:
+            raise ValueError(f"{source.name} has the right size but the wrong SHA-256 (not the official file)")
+        return Path(part)
+    except (OSError, EOFError, zlib.error) as error:  # missing, unreadable, not gzip, truncated archive
+        os.unlink(part)
+        raise ValueError(f"{source.name}: {type(error).__name__}: {error}") from None
+    except ValueError:
+        os.unlink(part)
+        raise
+
+
+def _try_system_files(root: Path) -> str | None:
+    """Put the system's official files, verified, into torchvision's raw layout; ``None`` on success, else why not.
+
+    All four are checked before any is put in place, so that a bad file leaves the cache as it was.
+    """
+    source = system_dir()
+    if not system_files_present():
+        return f"no official files in {source}"
+    raw = root / "FashionMNIST" / "raw"
+    raw.mkdir(parents=True, exist_ok=True)
+    parts: dict[str, Path] = {}
+    try:
+        for name, (size, sha256) in OFFICIAL_FILES.items():
+            parts[name] = _decompress_verified(source / f"{name}.gz", raw, size, sha256)
+    except ValueError as error:
+        for part in parts.values():
+            os.unlink(part)
+        return str(error)
+    for name, part in parts.items():
+        os.replace(part, raw / name)  # atomic: a concurrent reader sees the old file or the new one
+    (raw / STANDIN_MARKER).unlink(missing_ok=True)
+    return None
 
 
 def _try_download(root: Path, timeout_s: float) -> Exception | None:
@@ -122,26 +214,48 @@ def fashion_mnist(train: bool = True, root: str | os.PathLike | None = None, dow
                   timeout_s: float = 10.0, verbose: bool = True):
     """Fashion-MNIST as ``torchvision.datasets.FashionMNIST`` (uint8 images in ``.data``).
 
-    Downloads only what is missing. Offline, writes the stand-in once and announces it on
-    every load, so that nobody mistakes its accuracy figures for Fashion-MNIST's.
+    Fills the cache once, from the first source that works: the system's official files, the
+    download, the stand-in. A cached stand-in is replaced by the system's files as soon as they
+    exist. Every load of a stand-in announces it, so that nobody mistakes its accuracy figures for
+    Fashion-MNIST's.
     """
     from torchvision.datasets import FashionMNIST
 
     root = Path(root) if root is not None else default_root()
     root.mkdir(parents=True, exist_ok=True)
-    if not _have_raw(root):
-        error = _try_download(root, timeout_s) if download else RuntimeError("download=False")
-        if error is not None and not _have_raw(root):
-            if verbose:
-                print(f"Fashion-MNIST is not reachable ({type(error).__name__}); "
-                      "writing the offline stand-in instead.")
-            write_standin(root)
+    source = "cache"
+    if not cache_ready(root):
+        source = _fill_cache(root, download, timeout_s, verbose)
     dataset = FashionMNIST(root, train=train, download=False)
     dataset.is_standin = is_standin(root)
+    dataset.source = source  # where the files came from on this call: cache, system, download or stand-in
     if dataset.is_standin and verbose:
         print("NOTE: using the OFFLINE STAND-IN, not Fashion-MNIST: synthetic 28x28 images of the "
               "same shape and type. Accuracy figures below are not comparable with the real data.")
     return dataset
+
+
+def _fill_cache(root: Path, download: bool, timeout_s: float, verbose: bool) -> str:
+    """System files, else download, else the stand-in; returns which. A cached stand-in is only upgraded to system files."""
+    had_standin = is_standin(root)
+    reason = _try_system_files(root)
+    if reason is None:
+        if verbose:
+            print(f"Fashion-MNIST: the official files from {system_dir()} (checksums verified)"
+                  + (", replacing the offline stand-in." if had_standin else "."))
+        return "system"
+    if system_files_present():  # the package is there but unusable: always say why
+        print(f"Fashion-MNIST: not using {system_dir()}: {reason}.")
+    if had_standin:
+        return "stand-in"  # the stand-in's marker says how to retry the download
+    error = _try_download(root, timeout_s) if download else RuntimeError("download=False")
+    if error is not None and not _have_raw(root):
+        if verbose:
+            print(f"Fashion-MNIST is not reachable ({type(error).__name__}); "
+                  "writing the offline stand-in instead.")
+        write_standin(root)
+        return "stand-in"
+    return "download"
 
 
 def as_tensors(dataset, limit: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:

@@ -1,4 +1,4 @@
-"""Module 5's Fashion-MNIST MLP and module 6's AdamW plus cosine schedule."""
+"""Module 5's Fashion-MNIST MLP (optionally wider, with dropout) and module 6's AdamW plus cosine schedule."""
 
 from __future__ import annotations
 
@@ -8,16 +8,17 @@ import torch
 from torch import nn
 
 
-def make_mlp(hidden: int = 256, num_classes: int = 10, seed: int | None = 0) -> nn.Sequential:
-    """``Flatten, Linear(784, hidden), ReLU, Linear(hidden, num_classes)``, seeded for repeatability."""
+def make_mlp(hidden: int = 256, num_classes: int = 10, seed: int | None = 0, dropout: float = 0.0) -> nn.Sequential:
+    """``Flatten, Linear(784, hidden), ReLU, Linear(hidden, num_classes)``, seeded for repeatability.
+
+    ``dropout > 0`` puts a ``Dropout`` after the ReLU (notebook 08's final run); the default is module 5's MLP.
+    """
     if seed is not None:
         torch.manual_seed(seed)
-    return nn.Sequential(
-        nn.Flatten(),
-        nn.Linear(28 * 28, hidden),
-        nn.ReLU(),
-        nn.Linear(hidden, num_classes),
-    )
+    layers = [nn.Flatten(), nn.Linear(28 * 28, hidden), nn.ReLU()]
+    if dropout > 0:
+        layers.append(nn.Dropout(dropout))
+    return nn.Sequential(*layers, nn.Linear(hidden, num_classes))
 
 
 def make_adamw_cosine(

@@ -3,9 +3,10 @@
 - :func:`copy_gbps` measures the bandwidth of a real copy: host to GPU (pageable or pinned) when
   CUDA is present, a host memory copy otherwise (which shows the same shape: a fixed cost that
   dominates small copies, then a plateau).
-- :func:`model_ms` is the two-number model behind every transfer estimate, *latency + bytes /
-  bandwidth*; :data:`ILLUSTRATIVE_PCIE` holds illustrative parameters for pinned and pageable copies
-  over PCIe Gen3, used (and labelled as such) when there is no GPU to measure.
+- :data:`ILLUSTRATIVE_PCIE` holds illustrative parameters (bandwidth, fixed cost) for pinned and
+  pageable copies over PCIe Gen3, used (and labelled as such) when there is no GPU to measure. The
+  model behind every estimate, *latency + bytes / bandwidth*, is the student's own ``transfer_ms``
+  of notebook 02 plus the fixed cost, so it is not here.
 - :class:`SlowDataset` stands in for a dataset whose samples are costly to load (read and decode),
   so that the effect of ``DataLoader(num_workers=...)`` shows; it lives in a module, not in the
   notebook, so that worker processes can import it on every platform.
@@ -19,22 +20,12 @@ import time
 import torch
 from torch.utils.data import Dataset
 
+from .timing import synchronize
+
 #: Illustrative (not measured) parameters: (bandwidth in GB/s, fixed cost per copy in microseconds).
 #: PCIe Gen3 x16 peaks at about 15.75 GB/s per direction in theory; pinned copies get most of it,
 #: pageable copies go through a staging buffer and get less. Measure your own on a GPU.
 ILLUSTRATIVE_PCIE = {"pinned": (12.0, 10.0), "pageable": (6.0, 20.0)}
-
-
-def model_ms(nbytes: float, gb_per_s: float, latency_us: float = 0.0) -> float:
-    """Predicted milliseconds of one copy: a fixed cost plus bytes over bandwidth (1 GB = 1e9 bytes)."""
-    return latency_us / 1e3 + nbytes / (gb_per_s * 1e9) * 1e3
-
-
-def _sync(device: torch.device) -> None:
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-    elif device.type == "mps":
-        torch.mps.synchronize()
 
 
 def copy_gbps(nbytes: int, device, pinned: bool = False, repeats: int = 5, min_bytes: int = 64 << 20,
@@ -54,14 +45,14 @@ def copy_gbps(nbytes: int, device, pinned: bool = False, repeats: int = 5, min_b
     dst = torch.empty(int(nbytes), dtype=torch.uint8, device=device)
     copies = min(max_copies, max(1, min_bytes // max(1, int(nbytes))))
     dst.copy_(src, non_blocking=pinned)  # warm-up: first touch, allocator, driver set-up
-    _sync(device)
+    synchronize(device)
     rates = []
     for _ in range(repeats):
-        _sync(device)
+        synchronize(device)
         start = time.perf_counter()
         for _ in range(copies):
             dst.copy_(src, non_blocking=pinned)
-        _sync(device)
+        synchronize(device)
         seconds = time.perf_counter() - start
         rates.append(copies * nbytes / seconds / 1e9)
     return statistics.median(rates)

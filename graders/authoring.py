@@ -146,7 +146,7 @@ SETUP_SOURCE = """
 # Set-up (read-only). Safe to re-run: it installs only what is missing and never touches torch.
 import importlib, os, subprocess, sys
 GPUCOURSE_VERSION = "{version}"  # the version of the course's helper package this notebook needs
-GPUCOURSE_SOURCE = "{source}"
+GPUCOURSE_SOURCE = "{source}"  # pinned: a tag, not the tip of a branch
 
 def _gpucourse_version():
     try:
@@ -159,10 +159,18 @@ if _gpucourse_version() != GPUCOURSE_VERSION and os.environ.get("GPUCOURSE_TRIED
     pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps",
                           f"gpucourse @ {{GPUCOURSE_SOURCE}}"], capture_output=True, text=True)
     if pip.returncode != 0:
-        why = [line.strip() for line in pip.stderr.splitlines() if "fatal:" in line or "ERROR:" in line]
-        raise SystemExit(f"Could not install the helper package gpucourse from {{GPUCOURSE_SOURCE}}.\\n"
-                         "Is this runtime online? On Colab, reconnect and run this cell again.\\n"
-                         "pip said: " + "\\n".join(why[:3] or pip.stderr.strip().splitlines()[-1:]))
+        err = pip.stderr
+        why = [line.strip() for line in err.splitlines() if "fatal:" in line or "ERROR:" in line]
+        if any(s in err for s in {offline}):
+            hint = ("This runtime is offline. On Colab: Runtime > Disconnect and delete runtime, reconnect, "
+                    "and run this cell again.")
+        elif any(s in err for s in {not_found}):
+            hint = ("That repository or version does not exist (or is private). Open the notebook from the course's "
+                    "start page (colab/README.md), or ask your instructor for the right link.")
+        else:
+            hint = "Is this runtime online? On Colab, reconnect and run this cell again."
+        raise SystemExit(f"Could not install the helper package gpucourse from {{GPUCOURSE_SOURCE}}.\\n{{hint}}\\n"
+                         "pip said: " + "\\n".join(why[:3] or err.strip().splitlines()[-1:]))
     os.environ["GPUCOURSE_TRIED"] = GPUCOURSE_SOURCE  # once per session, whatever version it brought
     for _module in [m for m in sys.modules if m.split(".")[0] == "gpucourse"]:
         del sys.modules[_module]  # forget an older copy imported earlier in this session
@@ -171,16 +179,31 @@ if _gpucourse_version() != GPUCOURSE_VERSION and os.environ.get("GPUCOURSE_TRIED
 from gpucourse.bootstrap import setup
 DEVICE, QUICK = setup(GPUCOURSE_VERSION)  # missing libraries and data, then the environment report
 import torch
+from gpucourse.checks import needs  # a demonstration that runs your answers waits until they are answered
 """
 
 #: The end of the shared part of the set-up cell, this version's and the first one's; what follows
 #: it is the notebook's own.
-SETUP_END = (re.compile(r"^DEVICE, QUICK = setup\(.*$(\nimport torch$)?", re.M),
+SETUP_END = (re.compile(r"^DEVICE, QUICK = setup\(.*$(\nimport torch$)?(\nfrom gpucourse\.checks import needs\b.*$)?", re.M),
              re.compile(r"^QUICK\s*=\s*quick_mode\(\).*$", re.M))
 
 
+def markers(texts: tuple[str, ...], indent: int, width: int = 112) -> str:
+    """``texts`` as a Python tuple literal, wrapped to ``width``, continuation lines indented ``indent``."""
+    lines, line = [], "("
+    for item in map(repr, texts):
+        if len(line) > 1 and indent + len(line) + len(item) + 2 > width:
+            lines.append(line.rstrip())
+            line = ""
+        line += item + ", "
+    return ("\n" + " " * indent).join(lines + [line[:-2] + ")"])
+
+
 def setup_source(extra_imports: str = "") -> str:
-    text = SETUP_SOURCE.format(version=package_version(), source=package_source()).strip("\n") + "\n"
+    from gpucourse.bootstrap import NOT_FOUND, OFFLINE  # what pip and git say, shared with the package
+
+    text = SETUP_SOURCE.format(version=package_version(), source=package_source(), offline=markers(OFFLINE, 34),
+                               not_found=markers(NOT_FOUND, 36)).strip("\n") + "\n"
     if extra_imports and extra_imports.strip():
         text = text.rstrip("\n") + "\n\n" + _src(extra_imports) + "\n"
     return text

@@ -75,6 +75,17 @@ class Chapter:
     standin: bool = False
 
 
+#: The line gpucourse.data prints whenever a notebook loads the offline stand-in instead of Fashion-MNIST.
+#: Only outputs are searched: the notebooks' code mentions the stand-in too.
+STANDIN_ANNOUNCEMENT = "using the OFFLINE STAND-IN"
+
+
+def used_standin(nb) -> bool:
+    """True when a cell of the executed notebook printed the data loader's stand-in announcement."""
+    return any(output.get("output_type") == "stream" and STANDIN_ANNOUNCEMENT in "".join(output.get("text", ""))
+               for cell in nb.cells if cell.cell_type == "code" for output in cell.get("outputs", []))
+
+
 BADGE = re.compile(r"\[!\[Open In Colab\]\([^)]*\)\]\((?P<url>[^)]+)\)")
 HIDE_INPUT = "book-hide-input"
 
@@ -219,19 +230,20 @@ def build_book(out: Path = DEFAULT_OUT, names: list[str] | None = None, quick: b
         figures = clean_outputs(nb)
         page = render(nb, nav_bar(names, index, titles))
         (out / f"{name}.html").write_text(page, encoding="utf-8")
-        standin = "OFFLINE STAND-IN" in page
-        chapters.append(Chapter(name, titles[name], seconds, error, figures, standin))
+        chapters.append(Chapter(name, titles[name], seconds, error, figures, used_standin(nb)))
 
     items = []
     for ch in chapters:
         note = f" <span class='meta'>({ch.figures} figure{'s' if ch.figures != 1 else ''}, ran in {ch.seconds:.0f} s)</span>"
+        if ch.standin:
+            note += " <span class='meta'>(on the offline stand-in data)</span>"
         if ch.error:
             note += f" <strong>did not run to the end: {html.escape(ch.error)}</strong>"
         items.append(f'<li><a href="{ch.name}.html">{title_html(ch.title)}</a>{note}</li>')
     warnings = ""
     if any(ch.standin for ch in chapters):
-        warnings = ("<p class='warn'>Built without network access: the training figures come from the offline "
-                    "stand-in data set, not Fashion-MNIST, and are not comparable with the real data.</p>")
+        warnings = ("<p class='warn'>Built without Fashion-MNIST: the chapters marked below loaded the offline "
+                    "stand-in data set instead, and their training figures are not comparable with the real data.</p>")
     device = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "CPU"
     index_page = INDEX.format(title="GPU training and mixed precision in PyTorch: the book",
                               warnings=warnings, items="\n".join(items), mode="quick" if quick else "full",

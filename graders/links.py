@@ -31,8 +31,9 @@ COLAB_URL = re.compile(
 def write_config(repo: str, branch: str, package_ref: str | None = None, path: Path = CONFIG) -> None:
     if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo):
         raise ValueError(f"--repo must look like OWNER/NAME, got {repo!r}")
-    if not branch or re.search(r"[\s)\"'<>]", branch):
-        raise ValueError(f"not a usable branch name: {branch!r}")
+    for kind, ref in (("branch", branch), ("package ref", package_ref)):
+        if ref is not None and (not ref or re.search(r"[\s)\"'<>@]", ref)):
+            raise ValueError(f"not a usable {kind}: {ref!r}")
     data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     data.update({"repo": repo, "branch": branch, "package_ref": package_ref})
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
@@ -90,8 +91,10 @@ You need a Google account and nothing else: no installation, no local Python.
 - Run the first code cell (the **set-up cell**) once. It installs the course's small helper package
   `gpucourse` when it is missing, never reinstalls PyTorch (Colab ships it), fetches Fashion-MNIST once, and
   prints what it found: torch version, device, GPU name and compute capability. Running it again is harmless.
-  If it says it cannot install anything, the runtime is offline: **Runtime > Disconnect and delete runtime**,
-  reconnect, and run it again.
+  It installs the helper package at a fixed version (`{package_ref}`), the one the notebooks were written for.
+  If it says the runtime is offline: **Runtime > Disconnect and delete runtime**, reconnect, and run it again.
+  If it says the repository or version does not exist, the copy you opened points somewhere else: open the
+  notebook again from this page.
 - Then run the cells from top to bottom (**Runtime > Run all** works too). The cells marked read-only belong
   to the course; leave them as they are.
 - Each exercise is a function to complete between the comments, followed by a **check cell**. Run it: it prints
@@ -117,7 +120,8 @@ Clone the repository, `pip install -r requirements.txt`, and run `jupyter lab`; 
 
 
 def start_page(names: list[str] | None = None) -> str:
-    return START_PAGE_TEXT.format(table=badge_table(names), repo=authoring.COURSE_REPO, branch=authoring.COURSE_BRANCH)
+    return START_PAGE_TEXT.format(table=badge_table(names), repo=authoring.COURSE_REPO, branch=authoring.COURSE_BRANCH,
+                                  package_ref=authoring.COURSE_PACKAGE_REF or authoring.COURSE_BRANCH)
 
 
 def text_files() -> list[Path]:
@@ -134,7 +138,7 @@ def update(repo: str | None = None, branch: str | None = None, package_ref: str 
 
     if repo or branch or package_ref:
         current = authoring.course_config()
-        write_config(repo or current["repo"], branch or current["branch"], package_ref, CONFIG)
+        write_config(repo or current["repo"], branch or current["branch"], package_ref or current["package_ref"], CONFIG)
     config = authoring.course_config()
     authoring.configure(config["repo"], config["branch"], config["package_ref"])
     repo, branch = config["repo"], config["branch"]

@@ -12,10 +12,10 @@ import tempfile
 
 import pytest
 
-from graders.book import title_html
-from graders.paths import notebook_names
+import nbformat
 
-pytestmark = pytest.mark.slow
+from graders.book import STANDIN_ANNOUNCEMENT, title_html, used_standin
+from graders.paths import notebook_names
 
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 DATA_IMG = re.compile(r'<img[^>]+src="data:image/(png|svg\+xml);base64,')
@@ -32,6 +32,26 @@ def book(tmp_path_factory):
     return out, index, chapters
 
 
+def test_standin_banner_comes_from_the_loaders_output_not_the_code():
+    code = nbformat.v4.new_code_cell('if STANDIN:\n    print("NOTE: trained on the OFFLINE STAND-IN")')
+    code.outputs = [nbformat.v4.new_output("stream", name="stdout", text="test accuracy 89.6 %\n")]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("the OFFLINE STAND-IN"), code])
+    assert not used_standin(nb), "code and prose that mention the stand-in are not a use of it"
+    code.outputs.append(nbformat.v4.new_output("stream", name="stdout",
+                                               text=f"NOTE: {STANDIN_ANNOUNCEMENT}, not Fashion-MNIST\n"))
+    assert used_standin(nb)
+
+
+def test_the_loader_still_prints_the_announcement_the_book_looks_for(tmp_path, capsys, monkeypatch):
+    from gpucourse import data
+
+    monkeypatch.setenv(data.SYSTEM_DIR_ENV, str(tmp_path / "no-system-package"))  # the stand-in stays
+    data.write_standin(tmp_path)
+    data.fashion_mnist(train=False, root=tmp_path, download=False)
+    assert STANDIN_ANNOUNCEMENT in capsys.readouterr().out
+
+
+@pytest.mark.slow
 def test_every_chapter_is_there_with_its_figures(book):
     out, index, chapters = book
     names = notebook_names()
@@ -47,6 +67,13 @@ def test_every_chapter_is_there_with_its_figures(book):
         assert not REMOTE.findall(page), f"{ch.name}: loads something from the network: {REMOTE.findall(page)[:3]}"
         assert 'href="index.html"' in page, "every chapter links back to the contents"
     assert not REMOTE.findall(contents)
+    from gpucourse.data import default_root, is_standin
+
+    flagged = [ch.name for ch in chapters if ch.standin]
+    if is_standin(default_root()):
+        assert flagged, "the book ran on the stand-in: the chapters that loaded it say so"
+    else:
+        assert flagged == [] and "stand-in data" not in contents, f"real data, yet flagged: {flagged}"
 
 
 def chromium() -> str | None:
@@ -56,6 +83,7 @@ def chromium() -> str | None:
     return shutil.which("chromium")
 
 
+@pytest.mark.slow
 def test_a_chapter_renders_in_headless_chromium(book, tmp_path):
     browser = chromium()
     if browser is None:

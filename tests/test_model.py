@@ -28,3 +28,85 @@ def test_adamw_cosine_schedule():
     assert lrs[0] == 0.5 and lrs[1] == 1.0          # linear warm-up
     assert all(a >= b for a, b in zip(lrs[1:], lrs[2:]))  # then never increases
     assert optimizer.param_groups[0]["lr"] < 1e-9    # cosine ends at zero
+
+
+def test_dropout_goes_after_the_relu_and_the_default_stays_module_5s():
+    model = make_mlp(hidden=64, dropout=0.3)
+    assert [type(m).__name__ for m in model] == ["Flatten", "Linear", "ReLU", "Dropout", "Linear"]
+    assert model[3].p == 0.3 and model[1].out_features == 64
+    assert not any(isinstance(m, torch.nn.Dropout) for m in make_mlp())
+
+
+# -- gpucourse.training: notebook 08's final run, shared with benchmarks/final_run.py -------------------------------
+from gpucourse import training  # noqa: E402
+
+
+def simple_batches(x, y, batch_size, generator=None):
+    """Shuffled, drop_last batches: what gpu_resident_batches yields (written here, not imported from the course)."""
+    perm = torch.randperm(len(x), generator=generator)
+    for i in range(len(x) // batch_size):
+        idx = perm[i * batch_size:(i + 1) * batch_size]
+        yield x[idx], y[idx]
+
+
+def separable_data(n, seed):
+    """uint8 images whose class is the bright row: learnable to near 100 % in a few epochs."""
+    g = torch.Generator().manual_seed(seed)
+    y = torch.randint(0, 10, (n,), generator=g)
+    x = torch.randint(0, 60, (n, 1, 28, 28), generator=g, dtype=torch.uint8)
+    x[torch.arange(n), 0, 2 * y + 4] = 250
+    return x, y
+
+
+def test_final_configuration_is_the_wider_regularized_mlp():
+    cfg = training.FINAL
+    model = cfg.model()
+    kinds = [type(m).__name__ for m in model]
+    assert kinds[:3] == ["Flatten", "Linear", "ReLU"] and kinds[-1] == "Linear"
+    assert model[1].out_features == cfg.hidden >= 256 and model[-1].out_features == 10
+    assert (cfg.dropout > 0) == ("Dropout" in kinds)
+
+
+def test_train_step_uses_label_smoothing():
+    x, y = torch.randn(16, 1, 28, 28), torch.randint(0, 10, (16,))
+    losses = {}
+    for smoothing in (0.0, 0.2):
+        m = make_mlp(hidden=8, seed=0)     # lr 0: the step leaves the weights as they are
+        step = training.make_train_step(m, torch.optim.SGD(m.parameters(), lr=0.0), label_smoothing=smoothing)
+        losses[smoothing] = step(x, y).item()
+    logits = make_mlp(hidden=8, seed=0)(x)
+    assert abs(losses[0.0] - torch.nn.functional.cross_entropy(logits, y).item()) < 1e-5
+    assert abs(losses[0.2] - torch.nn.functional.cross_entropy(logits, y, label_smoothing=0.2).item()) < 1e-5
+
+
+def test_train_learns_and_records_what_it_measured():
+    x, y = separable_data(1200, seed=1)
+    xt, yt = separable_data(300, seed=2)
+    cfg = training.FinalRun(hidden=32, epochs=3, batch_size=100, warmup_epochs=1)
+    result, model = training.train(simple_batches, x, y, training.normalize(xt), yt, cfg)
+    assert len(result.accuracies) == len(result.losses) == 3
+    assert result.examples == 3 * 1200 and result.seconds > 0
+    assert result.accuracy > 0.9 and result.accuracy == result.accuracies[-1]
+    assert result.examples_per_s == result.examples / result.seconds
+    assert result.accuracy == training.accuracy(model, training.normalize(xt), yt)
+    assert model.training   # evaluation switched dropout off and back on
+
+
+def test_train_is_reproducible_per_seed():
+    x, y = separable_data(600, seed=3)
+    xt, yt = training.normalize(x[:200]), y[:200]
+    cfg = training.FinalRun(hidden=16, epochs=2, batch_size=50, dropout=0.2)
+    runs = [training.train(simple_batches, x, y, xt, yt, cfg, seed=s)[0] for s in (4, 4, 5)]
+    assert runs[0].losses == runs[1].losses and runs[0].accuracies == runs[1].accuracies
+    assert runs[0].losses != runs[2].losses
+
+
+def test_no_exercise_answer_of_08_is_importable():
+    import gpucourse
+    import pkgutil
+    import importlib
+    names = set()
+    for info in pkgutil.iter_modules(gpucourse.__path__):
+        names |= set(vars(importlib.import_module(f"gpucourse.{info.name}")))
+    assert not names & {"throughput", "gpu_resident_batches", "speedup_table"}
+

@@ -1,4 +1,4 @@
-"""gpucourse.transfers: the transfer model, the copy measurement and the slow dataset."""
+"""gpucourse.transfers: the illustrative PCIe parameters, the copy measurement and the slow dataset."""
 
 from __future__ import annotations
 
@@ -8,14 +8,7 @@ import pytest
 import torch
 from torch.utils.data import DataLoader
 
-from gpucourse.transfers import ILLUSTRATIVE_PCIE, SlowDataset, copy_gbps, epoch_seconds, model_ms
-
-
-def test_model_ms():
-    assert model_ms(0, 10.0) == 0.0
-    assert model_ms(1_000_000_000, 10.0) == pytest.approx(100.0)
-    assert model_ms(1_000_000, 1.0, latency_us=500) == pytest.approx(1.5)
-    assert model_ms(154_140_672, 15.75) == pytest.approx(154_140_672 / 15.75e6)
+from gpucourse.transfers import ILLUSTRATIVE_PCIE, SlowDataset, copy_gbps, epoch_seconds
 
 
 def test_illustrative_parameters_order():

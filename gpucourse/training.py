@@ -1,0 +1,141 @@
+"""Notebook 08's final run: its configuration, the training step and the loop, shared with benchmarks/final_run.py.
+
+Both train exactly :data:`FINAL` through :func:`train`; the notebook passes the student's own
+``gpu_resident_batches`` (exercise 3 of notebook 08) as ``batches``, the benchmark its own copy. Nothing
+here answers an exercise of 08: no throughput measurement, no batching, no speed-up table.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn.functional as F
+
+from .data import MEAN, STD
+from .model import make_adamw_cosine, make_mlp
+from .timing import synchronize
+
+
+@dataclass(frozen=True)
+class FinalRun:
+    """The final run's configuration: module 5's MLP made wider and regularized, module 6's optimizer and schedule."""
+    hidden: int = 1024
+    dropout: float = 0.2
+    label_smoothing: float = 0.1
+    epochs: int = 30
+    batch_size: int = 256
+    lr: float = 2e-3
+    weight_decay: float = 0.05
+    warmup_epochs: int = 1
+    seed: int = 0
+
+    def model(self, seed: int | None = None) -> torch.nn.Sequential:
+        return make_mlp(hidden=self.hidden, dropout=self.dropout, seed=self.seed if seed is None else seed)
+
+
+#: What notebook 08 trains in full mode on a GPU, and benchmarks/final_run.py measures.
+FINAL = FinalRun()
+#: Epochs of FINAL's schedule that notebook 08 trains in full mode on a CPU: the whole run takes several times
+#: the book's 600 s cell limit on a busy 2-core machine (``benchmarks/final_run.py --epochs 5`` reproduces it).
+CPU_EPOCHS = 5
+
+
+def normalize(images: torch.Tensor) -> torch.Tensor:
+    """uint8 images -> normalized float32, on whatever device they are."""
+    return (images.float() / 255 - MEAN) / STD
+
+
+def make_train_step(model, optimizer, scheduler=None, amp_dtype=None, forward=None, label_smoothing=0.0):
+    """One training step (x, y) -> loss tensor, optionally under autocast (float16 also gets a GradScaler).
+
+    forward defaults to model; pass a compiled version of model (which shares its parameters) to use it instead."""
+    forward = forward or model
+    device_type = next(model.parameters()).device.type
+    scaler = torch.amp.GradScaler(device_type) if amp_dtype == torch.float16 else None
+
+    def step(x, y):
+        optimizer.zero_grad(set_to_none=True)
+        with torch.autocast(device_type, dtype=amp_dtype or torch.float32, enabled=amp_dtype is not None):
+            loss = F.cross_entropy(forward(x), y, label_smoothing=label_smoothing)
+        if scaler is not None:
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        else:
+            loss.backward()
+            optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        return loss
+    return step
+
+
+def accuracy(model, x, y, amp_dtype=None, forward=None, chunk: int = 4096) -> float:
+    """Share of ``x`` (normalized, on the model's device) classified as ``y``, in eval mode (no dropout)."""
+    forward = forward or model
+    was_training = model.training
+    model.eval()
+    correct = 0
+    with torch.no_grad(), torch.autocast(x.device.type, dtype=amp_dtype or torch.float32, enabled=amp_dtype is not None):
+        for i in range(0, len(x), chunk):
+            correct += (forward(x[i:i + chunk]).argmax(1) == y[i:i + chunk]).sum().item()
+    model.train(was_training)
+    return correct / len(x)
+
+
+@dataclass
+class RunResult:
+    """What a run measured: test accuracy after each epoch, training seconds (evaluation excluded), examples."""
+    accuracies: list[float] = field(default_factory=list)
+    losses: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+    examples: int = 0
+
+    @property
+    def accuracy(self) -> float:
+        return self.accuracies[-1]
+
+    @property
+    def examples_per_s(self) -> float:
+        return self.examples / self.seconds
+
+
+def train(batches, x_train, y_train, x_test, y_test, config: FinalRun = FINAL, epochs: int | None = None,
+          amp_dtype=None, compile_fn=None, seed: int | None = None, progress=None) -> tuple[RunResult, torch.nn.Module]:
+    """Train ``config`` on uint8 ``x_train`` (N, 1, 28, 28) resident on the device; evaluate after each epoch.
+
+    ``batches(x, y, batch_size, generator=...)`` yields shuffled ``(x, y)`` batches of the resident tensors
+    (drop_last, so that every step has the same shape); each batch is normalized as it is used.
+    ``compile_fn(model, example)`` may return a compiled forward; ``progress`` wraps the epoch range (tqdm).
+    Seeded: the same seed on the same machine gives the same run.
+    """
+    epochs = config.epochs if epochs is None else epochs
+    seed = config.seed if seed is None else seed
+    device = x_train.device
+    model = config.model(seed=seed).to(device)
+    steps_per_epoch = len(x_train) // config.batch_size
+    optimizer, scheduler = make_adamw_cosine(
+        model, total_steps=epochs * steps_per_epoch, lr=config.lr, weight_decay=config.weight_decay,
+        warmup_steps=config.warmup_epochs * steps_per_epoch)
+    forward = compile_fn(model, normalize(x_train[:config.batch_size])) if compile_fn else model
+    step = make_train_step(model, optimizer, scheduler, amp_dtype=amp_dtype, forward=forward,
+                           label_smoothing=config.label_smoothing)
+    generator = torch.Generator(device=device).manual_seed(seed)
+    result = RunResult()
+    epoch_range = progress(range(epochs)) if progress else range(epochs)
+    for _ in epoch_range:
+        synchronize(device)
+        start = time.perf_counter()
+        for xb, yb in batches(x_train, y_train, config.batch_size, generator=generator):
+            loss = step(normalize(xb), yb)
+            result.examples += len(xb)
+        synchronize(device)
+        result.seconds += time.perf_counter() - start
+        result.losses.append(loss.item())
+        result.accuracies.append(accuracy(model, x_test, y_test, amp_dtype=amp_dtype, forward=forward))
+        if hasattr(epoch_range, "set_postfix"):
+            epoch_range.set_postfix(loss=f"{result.losses[-1]:.3f}", test_acc=f"{result.accuracy:.2%}",
+                                    ex_per_s=f"{result.examples_per_s:,.0f}")
+    return result, model
