@@ -11,7 +11,7 @@ import importlib
 import sys
 import warnings
 
-COMMANDS = ["build", "autograde", "feedback", "merge", "samples", "selftest", "stress", "links", "book", "refresh-setup"]
+COMMANDS = ["build", "collect", "autograde", "feedback", "merge", "review", "samples", "selftest", "stress", "links", "book", "refresh-setup", "export"]
 
 
 def main(argv: list[str] | None = None) -> int:

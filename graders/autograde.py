@@ -3,7 +3,9 @@
 Each (student, notebook) runs in its own ``nbgrader autograde`` process under the limits of
 ``graders.limits`` (see ``graders.grade_one``), so a crash, a dead kernel or an endless loop costs
 that one notebook only. Every pair ends as a row of ``DIR/grades.csv``: ``graded`` with its score,
-or ``failed`` with a reason. ``DIR/grades_detail.csv`` holds the score of every test cell.
+``review`` when a tamper check found something (``graders.review``: the instructor's decisions in
+``DIR/reviews.json`` are applied to every run), or ``failed`` with a reason.
+``DIR/grades_detail.csv`` holds the score of every test cell.
 """
 
 from __future__ import annotations
@@ -16,15 +18,60 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import course, intake
+from . import course, intake, machine, review
 from .cores import cores_shared
 from .grade_one import FIELDS, Row, grade_one, max_scores
 from .merge import merge_gradebooks
 from .paths import notebook_names
 
 
+class NothingToGrade(ValueError):
+    """SUBMISSIONS holds no student folder with a notebook; the message says what it looks like."""
+
+
 def students_in(submissions: Path) -> list[Path]:
-    return sorted(p for p in Path(submissions).iterdir() if p.is_dir() and not p.name.startswith("."))
+    """The student folders of ``SUBMISSIONS/<student>/...`` or of an nbgrader course's ``submitted/``.
+
+    A student's notebooks may lie at any depth (``submitted/<student>/<assignment>/<nb>.ipynb``).
+    Raises :class:`NothingToGrade` for an LMS download, a zip, or a folder one level above the
+    student folders, instead of grading it as an empty class or as one student.
+    """
+    from .collect import detect
+    path = Path(submissions)
+    if path.is_dir() and (path / "submitted").is_dir():
+        path = path / "submitted"  # an nbgrader course folder
+    run_collect = f"run `python -m graders collect {submissions} --course DIR` first, then grade DIR/submitted"
+    layout = detect(path) if path.exists() else None
+    if layout == "zip" or (path.is_file() and path.suffix.lower() == ".zip"):
+        raise NothingToGrade(f"{submissions} is a zip file, not a folder of student folders: {run_collect}")
+    if layout:
+        raise NothingToGrade(f"{submissions} looks like a {layout} download, not per-student folders: {run_collect}")
+    if not path.is_dir():
+        raise NothingToGrade(f"{submissions} is not a folder")
+    folders = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".") and p.name != "__MACOSX")
+    with_notebooks = [f for f in folders if _notebooks_in(f)]
+    if not with_notebooks:
+        raise NothingToGrade(f"no student folder in {submissions} holds a notebook (looked for "
+                             f"{submissions}/<student_id>/*.ipynb): nothing to grade. "
+                             f"For an LMS download, {run_collect}")
+    if all(_holds_students(f) for f in with_notebooks):
+        raise NothingToGrade(f"the folders in {submissions} ({', '.join(f.name for f in with_notebooks[:3])}) hold "
+                             f"student folders themselves: pass {with_notebooks[0]} (one folder per student) instead")
+    return folders
+
+
+def _notebooks_in(folder: Path) -> list[Path]:
+    return [p for p in folder.rglob("*") if p.is_file() and (".ipynb" in p.name.lower() or p.suffix.lower() == ".zip")
+            and "__MACOSX" not in p.parts and ".ipynb_checkpoints" not in p.parts]
+
+
+def _holds_students(folder: Path) -> bool:
+    """A folder of student folders: no notebook of its own, and two or more sub-folders with notebooks
+    that are not nbgrader assignment folders (named like a notebook)."""
+    if any(p.parent == folder for p in _notebooks_in(folder)):
+        return False
+    subs = [d for d in folder.iterdir() if d.is_dir() and _notebooks_in(d)]
+    return len(subs) >= 2 and not any(d.name in notebook_names() for d in subs)
 
 
 def in_shard(student: str, shard: tuple[int, int] | None) -> bool:
@@ -68,6 +115,7 @@ def autograde(submissions: Path, out: Path, names: list[str] | None = None, prog
               jobs: int = 1, shard: tuple[int, int] | None = None, solutions: Path | None = None) -> list[Row]:
     """Grade every student (of one shard) in ``submissions`` with ``jobs`` parallel workers."""
     names = names or notebook_names()
+    students_in(submissions)  # refuse an LMS download or an empty folder before any work
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     root = out / "course"
@@ -75,6 +123,7 @@ def autograde(submissions: Path, out: Path, names: list[str] | None = None, prog
     for folder in ("logs", "workers"):
         shutil.rmtree(out / folder, ignore_errors=True)
     maxima = max_scores(root, names)
+    machine.prepare(verbose=progress)
     folders = [f for f in students_in(submissions) if in_shard(f.name, shard)]
     # Read every submission before any student code runs, so none can touch another's files first.
     intakes = {f.name: intake.intake_student(f, names) for f in folders}
@@ -98,7 +147,7 @@ def autograde(submissions: Path, out: Path, names: list[str] | None = None, prog
                     done.append(row)
                     if progress:
                         print(f"[{len(done)}/{total}] {row.student_id:<24} {row.notebook:<16} "
-                              f"{row.score:g}/{row.max_score:g} {row.status}", flush=True)
+                              f"{score_text(row)} {row.status}", flush=True)
             return rows
         finally:
             free.put(worker)
@@ -109,8 +158,14 @@ def autograde(submissions: Path, out: Path, names: list[str] | None = None, prog
         merge_gradebooks(root, roots[1:])
         shutil.rmtree(out / "workers", ignore_errors=True)
     rows = [row for student_rows in results for row in student_rows]
+    rows = review.settle(out, rows, record=True)  # this run's findings kept, every decision applied
+    review.sync_gradebook(root, rows)
     write_csv(rows, out)
     return rows
+
+
+def score_text(row: Row) -> str:
+    return f"{'-' if row.score is None else f'{row.score:g}'}/{row.max_score:g}"
 
 
 def write_csv(rows: list[Row], out: Path) -> None:
@@ -123,7 +178,22 @@ def write_csv(rows: list[Row], out: Path) -> None:
         writer.writerow(["student_id", "notebook", "grade_id", "score", "max_score"])
         for r in rows:
             for gid, (score, mx) in r.cells.items():
-                writer.writerow([r.student_id, r.notebook, gid, f"{score:g}", f"{mx:g}"])
+                # a withheld score is withheld cell by cell too
+                writer.writerow([r.student_id, r.notebook, gid, "" if r.score is None else f"{score:g}", f"{mx:g}"])
+
+
+def read_csv(out: Path) -> list[Row]:
+    """The rows of ``out/grades.csv`` with their test cells from ``grades_detail.csv``."""
+    with open(Path(out) / "grades.csv", newline="") as f:
+        table = list(csv.DictReader(f))
+    cells: dict = {}
+    if (Path(out) / "grades_detail.csv").exists():
+        with open(Path(out) / "grades_detail.csv", newline="") as f:
+            for d in csv.DictReader(f):
+                cells.setdefault((d["student_id"], d["notebook"]), {})[d["grade_id"]] = (
+                    float(d["score"] or 0), float(d["max_score"]))
+    return [Row(r["student_id"], r["notebook"], float(r["score"]) if r["score"] else None, float(r["max_score"]),
+                r["status"], r["message"], cells=cells.get((r["student_id"], r["notebook"]), {})) for r in table]
 
 
 def print_table(rows: list[Row]) -> None:
@@ -136,9 +206,19 @@ def print_table(rows: list[Row]) -> None:
         parts = []
         for n in names:
             r = cell.get((s, n))
-            text = "-" if r is None else (f"{r.score:g}/{r.max_score:g}" + ("" if r.status == "graded" else " FAIL"))
+            text = "-" if r is None else score_text(r) + MARKS.get(r.status, "")
             parts.append(f"{text:>14}")
         print(f"{s:<{width}}  " + "  ".join(parts))
-    failed = [r for r in rows if r.status == "failed"]
-    for r in failed:
-        print(f"  FAILED {r.student_id}/{r.notebook}: {r.message}")
+    for r in rows:
+        if r.status == "failed":
+            print(f"  FAILED {r.student_id}/{r.notebook}: {r.message}")
+    reviews = [r for r in rows if r.status == "review"]
+    for r in reviews:
+        print(f"  REVIEW {r.student_id}/{r.notebook}: {r.message}")
+    if reviews:
+        print(f"  {len(reviews)} notebook(s) to review: `python -m graders review DIR` lists them; "
+              "`--accept` / `--reject STUDENT NOTEBOOK` decides")
+
+
+#: what the table adds to a score: a review is not a failure (its score, if shown, stands)
+MARKS = {"graded": "", "review": " REVIEW", "failed": " FAIL"}

@@ -14,9 +14,13 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from .autograde import autograde, parse_shard, print_table
-    rows = autograde(args.submissions, args.out, names=args.notebooks, jobs=args.jobs,
-                     shard=parse_shard(args.shard), progress=not args.quiet)
+    from .autograde import NothingToGrade, autograde, parse_shard, print_table
+    try:
+        rows = autograde(args.submissions, args.out, names=args.notebooks, jobs=args.jobs,
+                         shard=parse_shard(args.shard), progress=not args.quiet)
+    except NothingToGrade as error:
+        print(f"autograde: {error}")
+        return 2
     print_table(rows)
     print(f"\nwrote {args.out / 'grades.csv'}")
     return 0

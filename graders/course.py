@@ -28,9 +28,17 @@ def venv_env() -> dict[str, str]:
 
 
 def write_config(root: Path) -> None:
-    shutil.copy(HERE / "nbgrader_config.py", root / "nbgrader_config.py")
-    values = {name: getattr(limits, name) for name in ("CELL_TIMEOUT_S", "MAX_OUTPUT_LINES")}
-    (root / "grader_limits.py").write_text("".join(f"{k} = {v!r}\n" for k, v in values.items()))
+    """The course's nbgrader_config.py: the project's settings (loaded by path), with this run's limits."""
+    (root / "nbgrader_config.py").write_text(
+        "# written by graders.course: the project's settings, and the limits of the run that made this course\n"
+        "import os\n"
+        f"project = {str(HERE / 'nbgrader_config.py')!r}\n"
+        "if not os.path.isfile(project):  # load_subconfig would ignore a missing file without a word\n"
+        "    raise FileNotFoundError(project)\n"
+        "c = get_config()  # noqa: F821\n"
+        "load_subconfig(project)  # noqa: F821\n"
+        f"c.Execute.timeout = {limits.CELL_TIMEOUT_S!r}\n"
+        f"c.LimitOutput.max_lines = {limits.MAX_OUTPUT_LINES!r}\n")
 
 
 def create(root: Path, names: list[str] | None = None, solutions: Path = SOLUTIONS) -> list[str]:

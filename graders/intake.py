@@ -101,10 +101,24 @@ def choose(paths: list, name: str) -> tuple:
     notes = []
     if len(paths) > 1:
         others = ", ".join(sorted(label(p) for p in paths if p is not pick))
-        notes.append(f"several files for {name}; graded '{label(pick)}', ignored {others}")
+        notes.append(f"several files for {name}; graded '{label(pick)}', ignored {others} "
+                     f"({why_chosen(pick, paths, name)})")
     elif not _exact(pick, name) or (isinstance(pick, Candidate) and pick.data is not None):
         notes.append(f"graded '{label(pick)}' as {name}.ipynb")
     return pick, notes
+
+
+def why_chosen(pick, paths: list, name: str) -> str:
+    """Why :func:`choose` took ``pick``, in words: it is the newest, or what broke the tie."""
+    def mtime(p):
+        return round(p.mtime if isinstance(p, Candidate) else p.stat().st_mtime)
+
+    same = [p for p in paths if mtime(p) == mtime(pick)]
+    if len(same) == 1:
+        return "the newest"
+    if _exact(pick, name) and sum(_exact(p, name) for p in same) == 1:
+        return f"same time as the others; it has the released name {name}.ipynb"
+    return "same time and no exact released name among them; the last name in alphabetical order"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -436,9 +450,8 @@ def content_match(nb, releases: dict[str, nbformat.NotebookNode]) -> str | None:
     return best if best_score >= 0.5 else None
 
 
-def intake_student(folder: Path, names: list[str]) -> dict[str, Intake]:
-    """Every notebook of one student: the file chosen, the parsed notebook or the problem."""
-    candidates, folder_notes = gather(folder)
+def match_candidates(candidates: list[Candidate], names: list[str]) -> dict[str, list[Candidate]]:
+    """The candidates that claim each released notebook: by file name, else by content."""
     found = match_files(candidates, names)
     matched_ids = {id(c) for group in found.values() for c in group}
     unmatched = [c for c in candidates if id(c) not in matched_ids and c.problem is None]
@@ -456,6 +469,13 @@ def intake_student(folder: Path, names: list[str]) -> dict[str, Intake]:
             name = content_match(nb, releases)
             if name and not found[name]:
                 found[name].append(cand)
+    return found
+
+
+def intake_student(folder: Path, names: list[str]) -> dict[str, Intake]:
+    """Every notebook of one student: the file chosen, the parsed notebook or the problem."""
+    candidates, folder_notes = gather(folder)
+    found = match_candidates(candidates, names)
     results = {}
     for name, cands in found.items():
         pick, notes = choose(cands, name)

@@ -1,34 +1,59 @@
-"""nbgrader configuration for a CPU-only grading box (copied into every course folder it builds).
+"""The project's nbgrader settings for a CPU-only grading box, usable from any course's own config.
 
-Each setting answers a fact about nbgrader 0.9 (see the README's instructor section):
+Two ways to use it from an instructor's ``nbgrader_config.py`` (nothing is written beside this file):
+
+    c = get_config()
+    load_subconfig("/path/to/repo/graders/nbgrader_config.py")   # an absolute path; a wrong one is
+                                                                   # silently ignored by traitlets
+or
+    import sys; sys.path.insert(0, "/path/to/repo")
+    from graders.nbgrader_config import configure
+    configure(get_config())
+
+Each setting answers a fact about nbgrader 0.9 (see docs/grading.md and docs/exporting.md).
 """
-# pylint: disable=undefined-variable
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # makes limits importable beside us
-from grader_limits import CELL_TIMEOUT_S, MAX_OUTPUT_LINES  # noqa: E402  (written next to this file)
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if _REPO not in sys.path:  # loaded by path (load_subconfig): make the graders package importable
+    sys.path.insert(0, _REPO)
 
-c = get_config()  # noqa: F821
-c.CourseDirectory.course_id = "gpu-mixed-precision"
+from graders import limits  # noqa: E402
 
-# The source notebooks may name any kernel; the grading box has the venv's "python3" kernel.
-c.Execute.kernel_name = "python3"
-# nbgrader's default is 30 s per cell; our quick-mode cells need less, a slow box may need more.
-c.Execute.timeout = CELL_TIMEOUT_S
-c.Execute.startup_timeout = 120
-c.Execute.interrupt_on_timeout = True
 
-# A test cell that writes anything to stderr scores 0 in nbgrader (torch and tqdm warnings
-# included). Failed checks raise, and an exception is an "error" output, not stderr, so
-# dropping every stderr stream before scoring never gives points to a wrong answer.
-c.IgnorePattern.enabled = True
-c.IgnorePattern.pattern = r"[\s\S]"
+def configure(c) -> None:
+    """Put the project's settings into the traitlets Config ``c``."""
+    c.CourseDirectory.course_id = "gpu-mixed-precision"
 
-# A test cell the student deleted is put back and graded instead of staying "needs manual grade".
-c.OverwriteCells.add_missing_cells = True
+    # The source notebooks may name any kernel; the grading box has the venv's "python3" kernel.
+    c.Execute.kernel_name = "python3"
+    # nbgrader's default is 30 s per cell; our quick-mode cells need less, a slow box may need more.
+    c.Execute.timeout = limits.CELL_TIMEOUT_S
+    c.Execute.startup_timeout = 120
+    c.Execute.interrupt_on_timeout = True
 
-c.LimitOutput.max_lines = MAX_OUTPUT_LINES
-c.LimitOutput.max_traceback = 100
+    # A test cell that writes anything to stderr scores 0 in nbgrader (torch and tqdm warnings
+    # included). Failed checks raise, and an exception is an "error" output, not stderr, so
+    # dropping every stderr stream before scoring never gives points to a wrong answer.
+    c.IgnorePattern.enabled = True
+    c.IgnorePattern.pattern = r"[\s\S]"
 
-c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+    # A test cell the student deleted is put back and graded instead of staying "needs manual grade".
+    c.OverwriteCells.add_missing_cells = True
+
+    c.LimitOutput.max_lines = limits.MAX_OUTPUT_LINES
+    c.LimitOutput.max_traceback = 100
+
+    c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+
+    # nbgrader's feedback shows the hidden tests by design (jupyter/nbgrader#917): remove them from
+    # the copy that is rendered (the graded notebook and the gradebook keep them).
+    from graders.preprocessors import HideHiddenTests
+    from nbgrader.converters import GenerateFeedback
+    defaults = GenerateFeedback.class_traits()["preprocessors"].default()  # GetGrades, CSS header
+    c.GenerateFeedback.preprocessors = [HideHiddenTests] + [p for p in defaults if p is not HideHiddenTests]
+
+
+if "get_config" in globals():  # run as a config file (nbgrader, load_subconfig), not imported
+    configure(get_config())  # noqa: F821

@@ -1,0 +1,264 @@
+"""``python -m graders collect``: every LMS layout, zipped and not, into nbgrader's submitted/.
+
+The downloads are built in ``tests/lms`` the way each LMS builds them. Fast except the one end-to-end
+test (real nbgrader), marked slow.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from graders.__main__ import main
+from graders.autograde import NothingToGrade, students_in
+from graders.collect import MANIFEST, REPORT, collect
+from graders import intake
+
+sys.path.insert(0, str(Path(__file__).parent))
+import lms  # noqa: E402
+
+NB = lms.NB
+CASES = [(name, zipped) for name in lms.BUILDERS for zipped in (False, True)]
+
+
+def _rows(path: Path) -> list[dict]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _submitted(course: Path) -> dict[tuple[str, str], bytes]:
+    return {(p.parts[-3], p.parts[-2]): p.read_bytes() for p in (course / "submitted").glob("*/*/*.ipynb")}
+
+
+def _snapshot(course: Path) -> dict[str, tuple[bytes, float]]:
+    return {str(p.relative_to(course)): (p.read_bytes(), p.stat().st_mtime)
+            for p in course.rglob("*") if p.is_file() and p.name != REPORT}
+
+
+@pytest.mark.parametrize("name,zipped", CASES, ids=[f"{n}-{'zip' if z else 'folder'}" for n, z in CASES])
+def test_each_layout_files_one_entry_per_student_and_notebook(tmp_path, name, zipped):
+    download = lms.BUILDERS[name](tmp_path / "dl", zipped)
+    course = tmp_path / "course"
+    result = collect(download.path, course, names=[NB], echo=lambda *_: None)
+    assert _submitted(course) == download.expected
+    for sid, nb in download.expected:
+        folder = course / "submitted" / sid / nb
+        assert sorted(p.name for p in folder.iterdir()) == [f"{nb}.ipynb", "timestamp.txt"]
+        from nbgrader.utils import parse_utc  # the timestamp is one nbgrader reads
+        assert parse_utc((folder / "timestamp.txt").read_text().strip()).year == 2026
+    report = _rows(course / REPORT)
+    assert all(r["reason"] for r in report)
+    for part in download.reported:
+        assert any(part in r["file"] for r in report), f"{part} is not in the report: {report}"
+    filed_sources = {f.source.split(" (")[0] for f in result.filed}
+    assert not filed_sources & {r["file"] for r in report}  # a file is filed or reported, never both
+    manifest = {(r["student_id"], r["notebook"]): r for r in _rows(course / MANIFEST)}
+    assert set(manifest) == set(download.expected)
+    for key, columns in download.manifest.items():
+        for column, value in columns.items():
+            assert manifest[key][column] == value, (key, column)
+
+
+@pytest.mark.parametrize("name,zipped", CASES, ids=[f"{n}-{'zip' if z else 'folder'}" for n, z in CASES])
+def test_a_second_collect_of_the_same_download_changes_nothing(tmp_path, name, zipped):
+    download = lms.BUILDERS[name](tmp_path / "dl", zipped)
+    course = tmp_path / "course"
+    collect(download.path, course, names=[NB], echo=lambda *_: None)
+    before = _snapshot(course)
+    again = collect(download.path, course, names=[NB], echo=lambda *_: None)
+    assert _snapshot(course) == before
+    assert {f.status for f in again.filed} == {"unchanged"}
+
+
+def test_a_newer_download_updates_and_adds_and_keeps_the_rest(tmp_path):
+    course = tmp_path / "course"
+    collect(lms.canvas(tmp_path / "first", zipped=True).path, course, names=[NB], echo=lambda *_: None)
+    later = lms.write({
+        "smithbob_340934_208490999_01_devices.ipynb": (lms.mistakes(), lms.minutes(60)),
+        "hoppergrace_LATE_350000_208491000_01_devices (2).ipynb": (lms.correct(), lms.minutes(61)),
+    }, tmp_path / "second", "submissions.zip")
+    result = collect(later, course, names=[NB], echo=lambda *_: None)
+    assert {(f.student_id, f.status) for f in result.filed} == {("smithbob", "updated"), ("hoppergrace", "added")}
+    got = _submitted(course)
+    assert got[("smithbob", NB)] == lms.mistakes() and got[("hoppergrace", NB)] == lms.correct()
+    assert got[("lovelaceada", NB)] == lms.untouched()  # not in the second download: still there
+    manifest = {r["student_id"]: r for r in _rows(course / MANIFEST)}
+    assert manifest["smithbob"]["submission_id"] == "208490999" and manifest["hoppergrace"]["late"] == "true"
+
+
+def test_an_older_download_never_replaces_a_newer_one(tmp_path):
+    course = tmp_path / "course"
+    newer = lms.write({"smithbob_340934_2_01_devices.ipynb": (lms.mistakes(), lms.minutes(60))},
+                      tmp_path / "new", "submissions.zip")
+    collect(newer, course, names=[NB], echo=lambda *_: None)
+    collect(lms.canvas(tmp_path / "old", zipped=True).path, course, names=[NB], echo=lambda *_: None)
+    assert _submitted(course)[("smithbob", NB)] == lms.mistakes()
+    assert any("not newer" in r["reason"] and r["student"] == "smithbob" for r in _rows(course / REPORT))
+
+
+def test_a_file_collect_did_not_write_is_left_alone(tmp_path):
+    course = tmp_path / "course"
+    mine = course / "submitted" / "smithbob" / NB / f"{NB}.ipynb"
+    mine.parent.mkdir(parents=True)
+    mine.write_bytes(b"graded by hand")
+    collect(lms.canvas(tmp_path / "dl", zipped=True).path, course, names=[NB], echo=lambda *_: None)
+    assert mine.read_bytes() == b"graded by hand" and not (mine.parent / "timestamp.txt").exists()
+    assert any("not written by collect" in r["reason"] for r in _rows(course / REPORT))
+
+
+def test_equal_times_say_which_version_won_and_why(tmp_path):
+    lines = []
+    collect(lms.folders(tmp_path / "dl", zipped=False).path, tmp_path / "course", names=[NB], echo=lines.append)
+    said = "\n".join(lines)
+    assert "bob/01_devices (1).ipynb [bob]: another version of 01_devices was filed, 'bob/01_devices.ipynb': " \
+           "same time as the others; it has the released name 01_devices.ipynb" in said
+    report = {r["file"]: r["reason"] for r in _rows(tmp_path / "course" / REPORT)}
+    assert "it has the released name" in report["bob/01_devices (1).ipynb"]
+
+
+def test_choose_says_why_in_autogrades_intake_too(tmp_path):
+    exact, copy = tmp_path / f"{NB}.ipynb", tmp_path / f"{NB} (1).ipynb"
+    for p in (exact, copy):
+        p.write_text("{}")
+        os.utime(p, (1e9, 1e9))
+    pick, notes = intake.choose([exact, copy], NB)
+    assert pick == exact and "same time" in notes[0] and "released name" in notes[0]
+
+
+def test_two_people_with_one_name_get_two_ids_that_stay(tmp_path):
+    files = {"smithbob_1_10_01_devices.ipynb": (lms.correct(), lms.minutes(0)),
+             "smithbob_2_20_01_devices.ipynb": (lms.untouched(), lms.minutes(0))}
+    download = lms.write(files, tmp_path / "dl", "submissions.zip")
+    collect(download, tmp_path / "course", names=[NB], echo=lambda *_: None)
+    assert set(_submitted(tmp_path / "course")) == {("smithbob", NB), ("smithbob_2", NB)}
+    again = collect(download, tmp_path / "course", names=[NB], echo=lambda *_: None)
+    assert {f.student_id for f in again.filed} == {"smithbob", "smithbob_2"}
+
+
+def test_a_folder_of_downloads_is_read_download_by_download(tmp_path):
+    """Eight Moodle zips, one per notebook, saved into one folder: each is read as its own download."""
+    lms.moodle(tmp_path / "downloads", zipped=True)
+    shutil.copy(lms.canvas(tmp_path / "c", zipped=True).path, tmp_path / "downloads" / "canvas.zip")
+    result = collect(tmp_path / "downloads", tmp_path / "course", names=[NB], echo=lambda *_: None)
+    assert {f.hand_in.lms for f in result.filed} == {"Moodle", "Canvas"}
+    assert len(result.filed) == 6
+
+
+@pytest.mark.parametrize("make", ["empty", "loose-notebooks", "not-a-zip", "broken-zip"])
+def test_a_download_with_nothing_to_file_exits_nonzero_and_says_what_it_looked_for(tmp_path, capsys, make):
+    path = tmp_path / "download"
+    if make == "empty":
+        path.mkdir()
+    elif make == "loose-notebooks":  # one student's files, no student folder around them
+        path.mkdir()
+        (path / f"{NB}.ipynb").write_bytes(lms.correct())
+    elif make == "not-a-zip":
+        path = tmp_path / "grades.csv"
+        path.write_text("a,b\n")
+    else:
+        path = tmp_path / "submissions.zip"
+        path.write_bytes(b"PK\x03\x04 truncated")
+    assert main(["collect", str(path), "--course", str(tmp_path / "course"), "--notebooks", NB]) == 1
+    said = capsys.readouterr().out
+    assert "nothing filed" in said and "Canvas" in said and "Moodle" in said and "per-student folders" in said
+
+
+def test_the_command_files_a_canvas_zip(tmp_path, capsys):
+    download = lms.canvas(tmp_path / "dl", zipped=True)
+    assert main(["collect", str(download.path), "--course", str(tmp_path / "course"), "--notebooks", NB]) == 0
+    out = capsys.readouterr().out
+    assert "LATE" in out and "not filed: submissions.zip:notes from class.ipynb" in out
+
+
+def test_names_that_only_look_like_an_lms_pattern_are_not_read_as_students():
+    from graders.lms import canvas, classroom
+    assert classroom._owner("01_devices - Copy.ipynb", [NB]) is None  # Windows' copy, not a student "01_devices"
+    assert classroom._owner("Ada Lovelace - Copy of 01_devices.ipynb", [NB]) == ("Ada Lovelace",
+                                                                                 "Copy of 01_devices.ipynb")
+    assert canvas.CanvasCollector().parse("notes_2024_final.ipynb") is None  # no two numeric ids
+
+
+def test_moodle_blind_marking_and_groups(tmp_path):
+    files = {"Participant_1001_assignsubmission_file_/01_devices.ipynb": (lms.correct(), lms.minutes(0)),
+             "Team A-Bob Smith_1002_assignsubmission_file_/01_devices.ipynb": (lms.untouched(), lms.minutes(0))}
+    result = collect(lms.write(files, tmp_path / "dl", "moodle.zip"), tmp_path / "course", names=[NB],
+                     echo=lambda *_: None)
+    assert {f.student_id for f in result.filed} == {"participant_1001", "team_a-bob_smith"}
+
+
+# -- autograde: the course's submitted/, and a clear refusal of what it cannot grade ---------------------
+@pytest.mark.parametrize("name", ["canvas", "moodle", "classroom", "gradescope"])
+@pytest.mark.parametrize("zipped", [False, True], ids=["folder", "zip"])
+def test_autograde_refuses_an_lms_download(tmp_path, name, zipped, capsys):
+    download = lms.BUILDERS[name](tmp_path / "dl", zipped)
+    with pytest.raises(NothingToGrade, match="graders collect"):
+        students_in(download.path)
+    assert main(["autograde", str(download.path), "--out", str(tmp_path / "out"), "--notebooks", NB]) == 2
+    assert "collect" in capsys.readouterr().out
+    assert not (tmp_path / "out" / "grades.csv").exists()
+
+
+def test_autograde_refuses_a_folder_one_level_above_the_students(tmp_path):
+    download = lms.folders(tmp_path / "dl", zipped=False)
+    (download.path / "stray.ipynb").unlink()
+    with pytest.raises(NothingToGrade, match="pass .*download"):
+        students_in(download.path.parent)
+    assert [f.name for f in students_in(download.path)] == ["alice", "bob", "carol"]
+
+
+def test_autograde_refuses_a_folder_without_notebooks(tmp_path):
+    (tmp_path / "subs" / "alice").mkdir(parents=True)
+    (tmp_path / "subs" / "alice" / "report.pdf").write_bytes(b"%PDF")
+    with pytest.raises(NothingToGrade, match="nothing to grade"):
+        students_in(tmp_path / "subs")
+
+
+def test_autograde_reads_the_courses_submitted_layout(tmp_path):
+    course = tmp_path / "course"
+    collect(lms.canvas(tmp_path / "dl", zipped=True).path, course, names=[NB], echo=lambda *_: None)
+    for given in (course, course / "submitted"):
+        folders = students_in(given)
+        assert [f.name for f in folders] == ["lovelaceada", "smithbob", "turingalan"]
+    item = intake.intake_student(course / "submitted" / "smithbob", [NB])[NB]
+    assert item.problem is None and item.path.read_bytes() == lms.correct()
+
+
+def test_the_canvas_collector_is_a_working_nbgrader_zip_collect_plugin(tmp_path):
+    archive = tmp_path / "downloaded" / NB / "archive"
+    lms.write({"smithbob_340934_208490284_01_devices.ipynb": (lms.correct(), lms.minutes(0)),
+               "lovelaceada_LATE_334244_394803489_Copy of 01_devices.ipynb": (lms.untouched(), lms.minutes(1))},
+              archive, "submissions.zip")
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n")
+    env = dict(os.environ, PYTHONPATH=str(lms.REPO))
+    done = subprocess.run([str(Path(sys.executable).parent / "nbgrader"), "zip_collect", NB,
+                           "--collector=graders.lms.canvas.CanvasCollector"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert _submitted(tmp_path) == {("smithbob", NB): lms.correct(), ("lovelaceada", NB): lms.untouched()}
+
+
+@pytest.mark.slow
+def test_end_to_end_canvas_zip_to_grades(tmp_path):
+    """A Canvas zip of two students, collected, then graded from the course's submitted/ by real nbgrader."""
+    download = lms.write({  # samples/submissions' correct and untouched copies, made from today's notebooks
+        "smithbob_340934_208490284_01_devices.ipynb": (lms.made_now(answers=True), lms.minutes(0)),
+        "lovelaceada_LATE_334244_394803489_Copy of 01_devices.ipynb": (lms.made_now(answers=False), lms.minutes(1)),
+    }, tmp_path / "dl", "submissions.zip")
+    course = tmp_path / "course"
+    assert main(["collect", str(download), "--course", str(course), "--notebooks", NB]) == 0
+    assert main(["autograde", str(course / "submitted"), "--out", str(tmp_path / "graded"),
+                 "--notebooks", NB, "--jobs", "1", "--quiet"]) == 0
+    rows = {r["student_id"]: r for r in _rows(tmp_path / "graded" / "grades.csv")}
+    assert set(rows) == {"smithbob", "lovelaceada"}
+    full = float(rows["smithbob"]["max_score"])
+    assert full > 0 and rows["smithbob"]["status"] == "graded" and float(rows["smithbob"]["score"]) == full
+    assert rows["lovelaceada"]["status"] == "graded" and float(rows["lovelaceada"]["score"]) == 0
+    with zipfile.ZipFile(download) as zf:  # the download itself is untouched by either step
+        assert len(zf.namelist()) == 2
