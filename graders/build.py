@@ -71,7 +71,7 @@ def saved_cells(module: str) -> list[tuple[str, str]]:
 
 def _split_imports(source: str) -> tuple[list[str], str]:
     """A cell's top-level import lines, and the rest of it."""
-    tree = ast.parse(source)
+    tree = nbtools.parse_python(source)
     lines = source.splitlines()
     imports, drop = [], set()
     for node in tree.body:
