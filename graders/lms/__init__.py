@@ -32,6 +32,21 @@ class NamedCollector(FileNameCollectorPlugin):
         match = re.match(self.named_regexp, os.path.basename(filename))
         return match.groupdict() if match else None
 
+    def parsed_files(self, root: Path, pattern: str) -> tuple[list[tuple[Path, str, dict]], list["Skipped"]]:
+        """``(path, its top-level name, the name's groups)`` of every file under ``root`` whose top-level
+        entry (the file itself, or a folder an instructor unzipped into) has this LMS's name; every other
+        file is reported as not following ``pattern``, and system files as system files."""
+        paths, skipped = split_system(root, files_under(root))
+        parsed = []
+        for path in paths:
+            first = Path(rel(root, path)).parts[0]
+            info = self.parse(first)
+            if info is None:
+                skipped.append(Skipped(str(path), f"the name does not follow {pattern}: whose is it?"))
+            else:
+                parsed.append((path, first, info))
+        return parsed, skipped
+
     def collect(self, submitted_file: str) -> dict | None:
         info = super().collect(os.path.basename(submitted_file))  # zip_collect passes whole paths
         if info:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from traitlets import List, Unicode
 
-from . import HandIn, NamedCollector, Skipped, files_under, rel, slug, split_system
+from . import HandIn, NamedCollector, Skipped, slug
 
 NAME = "Canvas"
 LOOKS_FOR = "Canvas: flat files <lastfirst>_[LATE_]<userid>_<fileid>_<name> (submissions.zip)"
@@ -31,15 +31,9 @@ def read(root: Path, names: list[str]) -> tuple[list[HandIn], list[Skipped]] | N
     top = [p for p in sorted(root.iterdir()) if not p.name.startswith(".") and p.name != "__MACOSX"]
     if not any(collector.parse(p.name) for p in top):
         return None
-    paths, skipped = split_system(root, files_under(root))
+    parsed, skipped = collector.parsed_files(root, "Canvas's <lastfirst>_<userid>_<fileid>_<name>")
     hand_ins = []
-    for path in paths:
-        first = Path(rel(root, path)).parts[0]  # the file itself, or a folder an instructor unzipped into
-        info = collector.parse(first)
-        if info is None:
-            skipped.append(Skipped(str(path), "the name does not follow Canvas's "
-                                   "<lastfirst>_<userid>_<fileid>_<name>: whose is it?"))
-            continue
+    for path, first, info in parsed:
         given = info["file_id"] if path.name == first else path.name
         hand_ins.append(HandIn(NAME, key=info["lms_id"], name=info["student_id"], lms_id=info["lms_id"],
                                student_id=slug(info["student_id"]),

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from traitlets import List, Unicode
 
-from . import HandIn, NamedCollector, Skipped, files_under, rel, slug, split_system
+from . import HandIn, NamedCollector, Skipped, slug
 
 NAME = "Moodle"
 LOOKS_FOR = ("Moodle: folders <Full Name>_<id>_assignsubmission_file_/<file>, or flat "
@@ -33,15 +33,9 @@ def read(root: Path, names: list[str]) -> tuple[list[HandIn], list[Skipped]] | N
     collector = MoodleCollector()
     if not any(collector.parse(p.name) for p in root.iterdir()):
         return None
-    paths, skipped = split_system(root, files_under(root))
+    parsed, skipped = collector.parsed_files(root, "Moodle's <Full Name>_<id>_assignsubmission_file_")
     hand_ins: dict[str, HandIn] = {}
-    for path in paths:
-        first = Path(rel(root, path)).parts[0]
-        info = collector.parse(first)
-        if info is None:
-            skipped.append(Skipped(str(path), "the name does not follow Moodle's "
-                                   "<Full Name>_<id>_assignsubmission_file_: whose is it?"))
-            continue
+    for path, first, info in parsed:
         name = info["student_id"]
         blind = name.split("-")[-1].strip().lower() == "participant"
         key = f"participant_{info['lms_id']}" if blind else slug(name)
