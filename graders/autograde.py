@@ -12,17 +12,14 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import queue
-import shutil
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import course, intake, machine, review
+from . import course, gradebook_rows, intake, machine, review
 from .cores import cores_shared
 from .grade_one import FIELDS, Row, grade_one, max_scores
-from .merge import merge_gradebooks
-from .paths import notebook_names
+from .paths import course_root, is_course, notebook_names
 
 
 class NothingToGrade(ValueError):
@@ -95,73 +92,77 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
     return index, count
 
 
-def _worker_roots(root: Path, out: Path, jobs: int) -> list[Path]:
-    """Worker 0 grades in the course folder itself; others in copies merged afterwards.
+def autograde(submissions: Path, out: Path | None = None, names: list[str] | None = None, progress: bool = True,
+              jobs: int = 1, shard: tuple[int, int] | None = None, solutions: Path | None = None,
+              students: list[str] | None = None) -> list[Row]:
+    """Grade every student (of one shard, or those named) in ``submissions`` with ``jobs`` parallel workers.
 
-    One SQLite gradebook per worker: nbgrader opens its database for each notebook it grades,
-    and several processes writing one file would sooner or later meet "database is locked".
+    Results go to nbgrader's course folder ``course_root(out)`` (``out/course``, or ``out`` itself when it
+    is an nbgrader course; ``out`` defaults to ``submissions`` when that is a course folder) and to
+    ``out/grades.csv``. A rerun adds and updates: students and notebooks it does not grade keep their
+    rows, and manual grades given in the formgrader stay (see :func:`graders.gradebook_rows.refresh`).
     """
-    roots = [root]
-    for k in range(1, jobs):
-        copy = out / "workers" / f"w{k}"
-        if copy.exists():
-            shutil.rmtree(copy)
-        shutil.copytree(root, copy)
-        roots.append(copy)
-    return roots
-
-
-def autograde(submissions: Path, out: Path, names: list[str] | None = None, progress: bool = True,
-              jobs: int = 1, shard: tuple[int, int] | None = None, solutions: Path | None = None) -> list[Row]:
-    """Grade every student (of one shard) in ``submissions`` with ``jobs`` parallel workers."""
-    names = names or notebook_names()
     students_in(submissions)  # refuse an LMS download or an empty folder before any work
+    if out is None:
+        if not is_course(submissions):
+            raise NothingToGrade(f"{submissions} is not an nbgrader course folder: say where results go (--out DIR)")
+        out = submissions
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    root = out / "course"
-    course.create(root, names, **({"solutions": Path(solutions)} if solutions else {}))
-    for folder in ("logs", "workers"):
-        shutil.rmtree(out / folder, ignore_errors=True)
+    root = course_root(out)
+    names = names or course.released_here(root) or notebook_names()
+    course.ensure(root, names, **({"solutions": Path(solutions)} if solutions else {}))
     maxima = max_scores(root, names)
     machine.prepare(verbose=progress)
-    folders = [f for f in students_in(submissions) if in_shard(f.name, shard)]
+    folders = [f for f in students_in(submissions) if in_shard(f.name, shard)
+               and (students is None or f.name in students)]
+    if students is not None:
+        missing = sorted(set(students) - {f.name for f in folders})
+        if missing:
+            raise NothingToGrade(f"no folder in {submissions} for {', '.join(missing)}")
     # Read every submission before any student code runs, so none can touch another's files first.
     intakes = {f.name: intake.intake_student(f, names) for f in folders}
     jobs = max(1, min(jobs, len(folders) or 1))
-    roots = _worker_roots(root, out, jobs)
-    free = queue.Queue()
-    for r in roots:
-        free.put(r)
     done: list[Row] = []
     lock = threading.Lock()
     total = len(folders) * len(names)
 
     def grade_student(folder: Path) -> list[Row]:
-        worker = free.get()
-        try:
-            rows = []
-            for name, item in intakes[folder.name].items():
-                row = grade_one(worker, out, folder.name, item, maxima[name])
-                rows.append(row)
-                with lock:
-                    done.append(row)
-                    if progress:
-                        print(f"[{len(done)}/{total}] {row.student_id:<24} {row.notebook:<16} "
-                              f"{score_text(row)} {row.status}", flush=True)
-            return rows
-        finally:
-            free.put(worker)
+        rows = []
+        for name, item in intakes[folder.name].items():
+            row = grade_one(root, out, folder.name, item, maxima[name])
+            rows.append(row)
+            with lock:
+                done.append(row)
+                if progress:
+                    print(f"[{len(done)}/{total}] {row.student_id:<24} {row.notebook:<16} "
+                          f"{score_text(row)} {row.status}", flush=True)
+        return rows
 
     with cores_shared(jobs), ThreadPoolExecutor(max_workers=jobs) as pool:
         results = list(pool.map(grade_student, folders))
-    if len(roots) > 1:
-        merge_gradebooks(root, roots[1:])
-        shutil.rmtree(out / "workers", ignore_errors=True)
-    rows = [row for student_rows in results for row in student_rows]
-    rows = review.settle(out, rows, record=True)  # this run's findings kept, every decision applied
+    graded = [row for student_rows in results for row in student_rows]
+    return record_run(out, root, graded)
+
+
+def record_run(out: Path, root: Path, graded: list[Row]) -> list[Row]:
+    """This run's rows into ``out``: findings recorded, every decision applied, earlier rows of what this
+    run did not grade kept, manual grades from the gradebook shown; the gradebook told the same."""
+    previous = read_csv(out) if (out / "grades.csv").exists() else []
+    rows = combine(previous, graded)
+    rows = review.settle_run(out, graded, rows)
+    rows = gradebook_rows.refresh(root, rows)
     review.sync_gradebook(root, rows)
     write_csv(rows, out)
     return rows
+
+
+def combine(previous: list[Row], graded: list[Row]) -> list[Row]:
+    """Every pair of either: this run's row where it graded the pair, else the earlier one; in course order."""
+    order = {name: i for i, name in enumerate(notebook_names())}
+    rows = {(r.student_id, r.notebook): r for r in previous}
+    rows.update({(r.student_id, r.notebook): r for r in graded})
+    return sorted(rows.values(), key=lambda r: (r.student_id, order.get(r.notebook, len(order)), r.notebook))
 
 
 def score_text(row: Row) -> str:

@@ -13,13 +13,17 @@ def run(args) -> int:
     from . import course, review
     from .autograde import print_table
     from .merge import merge_gradebooks, merge_reviews, merge_tables
-    from .paths import notebook_names
+    from .paths import course_root, notebook_names
 
     names = args.notebooks or notebook_names()
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
-    course.create(out / "course", names)
-    count = merge_gradebooks(out / "course", [Path(s).resolve() / "course" for s in args.shards])
+    missing = [str(s) for s in args.shards if not (Path(s) / "grades.csv").exists()]
+    if missing:  # a shard that never finished: say which, merge nothing, lose nothing
+        print(f"merge: no grades.csv in {', '.join(missing)} (that shard did not finish): grade it again first")
+        return 2
+    course.ensure(course_root(out), names)
+    count = merge_gradebooks(course_root(out), [course_root(Path(s).resolve()) for s in args.shards])
     merge_tables(out, args.shards, names)
     merge_reviews(out, args.shards)
     print_table(review.reapply(out))  # every decision, the shards' and this folder's, applied

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -27,37 +26,74 @@ def venv_env() -> dict[str, str]:
     return env
 
 
-def write_config(root: Path) -> None:
+#: the first line of every config this module writes: a config without it is the instructor's own
+MARK = "# written by graders.course"
+
+
+def config_text() -> str:
     """The course's nbgrader_config.py: the project's settings (loaded by path), with this run's limits."""
-    (root / "nbgrader_config.py").write_text(
-        "# written by graders.course: the project's settings, and the limits of the run that made this course\n"
-        "import os\n"
-        f"project = {str(HERE / 'nbgrader_config.py')!r}\n"
-        "if not os.path.isfile(project):  # load_subconfig would ignore a missing file without a word\n"
-        "    raise FileNotFoundError(project)\n"
-        "c = get_config()  # noqa: F821\n"
-        "load_subconfig(project)  # noqa: F821\n"
-        f"c.Execute.timeout = {limits.CELL_TIMEOUT_S!r}\n"
-        f"c.LimitOutput.max_lines = {limits.MAX_OUTPUT_LINES!r}\n")
+    return (f"{MARK}: the project's settings, and the limits of the run that made this course\n"
+            "import os\n"
+            f"project = {str(HERE / 'nbgrader_config.py')!r}\n"
+            "if not os.path.isfile(project):  # load_subconfig would ignore a missing file without a word\n"
+            "    raise FileNotFoundError(project)\n"
+            "c = get_config()  # noqa: F821\n"
+            "load_subconfig(project)  # noqa: F821\n"
+            f"c.Execute.timeout = {limits.CELL_TIMEOUT_S!r}\n"
+            f"c.LimitOutput.max_lines = {limits.MAX_OUTPUT_LINES!r}\n")
+
+
+def write_config(root: Path) -> None:
+    (root / "nbgrader_config.py").write_text(config_text())
+
+
+def owns_config(root: Path) -> bool:
+    path = Path(root) / "nbgrader_config.py"
+    return path.exists() and path.read_text(errors="replace").startswith(MARK)
+
+
+def ensure(root: Path, names: list[str] | None = None, solutions: Path = SOLUTIONS) -> list[str]:
+    """Make ``root`` an nbgrader course with every assignment in ``names``, keeping what is there.
+
+    Nothing is deleted: a gradebook's students, submissions and manual grades, the instructor's own
+    config and files all stay. An assignment whose ``source/`` is missing is added from ``solutions``
+    and generated; in a course this module made, one whose solution changed is generated again; in an
+    instructor's own course, the instructor's ``source/`` is used as it is.
+    """
+    names = names or notebook_names()
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    ours = owns_config(root) or not (root / "nbgrader_config.py").exists()
+    if ours:
+        write_config(root)  # this run's limits
+    os.environ["PATH"] = venv_env()["PATH"]
+    for name in names:
+        dest = root / "source" / name / f"{name}.ipynb"
+        wanted = (solutions / f"{name}.ipynb").read_bytes()
+        stale = not dest.exists() or (ours and dest.read_bytes() != wanted)
+        if stale:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(wanted)
+        if stale or not (root / "release" / name / f"{name}.ipynb").exists() or not (root / "gradebook.db").exists():
+            result = api(root).generate_assignment(name, force=True, create=True)
+            if not result["success"]:
+                raise RuntimeError(f"nbgrader generate_assignment {name} failed:\n{result['log']}\n{result['error']}")
+    return names
+
+
+def released_here(root: Path) -> list[str]:
+    """In an instructor's own course, the course's notebooks it holds (the ones to grade); else none."""
+    if owns_config(root) or not (Path(root) / "nbgrader_config.py").exists():
+        return []
+    return [n for n in notebook_names() if (Path(root) / "source" / n / f"{n}.ipynb").exists()]
 
 
 def create(root: Path, names: list[str] | None = None, solutions: Path = SOLUTIONS) -> list[str]:
-    """Make a fresh course folder at ``root`` and generate every assignment into its gradebook."""
-    names = names or notebook_names()
-    if root.exists():
-        shutil.rmtree(root)
-    root.mkdir(parents=True)
-    write_config(root)
-    for name in names:
-        dest = root / "source" / name
-        dest.mkdir(parents=True)
-        shutil.copy(solutions / f"{name}.ipynb", dest / f"{name}.ipynb")
-    os.environ["PATH"] = venv_env()["PATH"]
-    for name in names:
-        result = api(root).generate_assignment(name, force=True, create=True)
-        if not result["success"]:
-            raise RuntimeError(f"nbgrader generate_assignment {name} failed:\n{result['log']}\n{result['error']}")
-    return names
+    """A new course folder at ``root``, which must not exist or be empty (for scratch courses)."""
+    root = Path(root)
+    if root.exists() and any(root.iterdir()):
+        raise FileExistsError(f"{root} is not empty: use course.ensure to grade into an existing course")
+    return ensure(root, names, solutions)
 
 
 def api(root: Path):

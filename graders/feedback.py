@@ -25,6 +25,7 @@ from pathlib import Path
 import nbformat
 
 from . import course, nbtools
+from .paths import course_root
 
 HIDDEN_NOTE = "# (hidden tests ran here; their code is not shown)\n"
 
@@ -83,12 +84,12 @@ def leaks(html_text: str, secret_lines: set[str], shown_source: str = "") -> lis
 
 def student_feedback(graded_dir: Path, dest: Path,
                      names: list[str] | None = None) -> tuple[list[Path], list[str]]:
-    """Write ``dest/<student>/<notebook>.html`` for every graded notebook under ``graded_dir/course``.
+    """Write ``dest/<student>/<notebook>.html`` for every graded notebook of ``graded_dir``'s course.
 
     Returns the pages written, and the pages refused (with the reason) because they would show
     hidden tests.
     """
-    root = Path(graded_dir) / "course"
+    root = course_root(Path(graded_dir))
     if not (root / "gradebook.db").exists():
         raise FileNotFoundError(f"{root / 'gradebook.db'} not found: run `python -m graders autograde` first")
     names = names or sorted(p.name for p in (root / "release").iterdir() if p.is_dir())

@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -134,7 +135,8 @@ def _gradebook_cells(db: Path, student: str, name: str) -> tuple[dict, list[str]
 
     with Gradebook(f"sqlite:///{db}", course_id=COURSE_ID) as gb:
         sub = gb.find_submission_notebook(name, name, student)
-        cells = {g.name: (float(g.score or 0), float(g.max_score)) for g in sub.grades if g.max_score}
+        # the autograder's own scores: a manual grade the instructor gave earlier is not this run's result
+        cells = {g.name: (float(g.auto_score or 0), float(g.max_score)) for g in sub.grades if g.max_score}
         pending = [g.name for g in sub.grades if g.max_score and g.auto_score is None and g.manual_score is None]
     return cells, pending
 
@@ -154,8 +156,9 @@ def _pristine(root: Path) -> dict[str, bytes]:
     key = str(Path(root).resolve())
     if key not in _PRISTINE:
         files = {}
-        for rel in ("gradebook.db", "nbgrader_config.py"):
-            files[rel] = (Path(root) / rel).read_bytes()
+        files["gradebook.db"] = (Path(root) / "gradebook.db").read_bytes()
+        # the project's settings, not the course's own config: every course grades the same way
+        files["nbgrader_config.py"] = course.config_text().encode()
         for folder in ("source", "release"):
             for path in (Path(root) / folder).rglob("*"):
                 if path.is_file():
@@ -246,28 +249,58 @@ def _timeouts(graded_nb) -> list[str]:
     return found
 
 
-def _publish(run: Path, root: Path, student: str, name: str) -> None:
-    """Put the run's graded notebook, submission and grades into the shared course folder."""
-    from nbgrader.api import Gradebook
+#: one writer at a time into the shared course folder and its SQLite gradebook (``--jobs`` threads)
+PUBLISH_LOCK = threading.Lock()
 
-    for step in ("autograded", "submitted"):
-        src = run / "course" / step / student / name
-        dest = Path(root) / step / student / name
+
+def _publish(run: Path, root: Path, student: str, name: str, item: intake.Intake) -> None:
+    """Put the run's graded notebook, the submission as handed in, and the grades into the course folder.
+
+    As ``nbgrader autograde`` does in place: the graded copy replaces the last one; a manual grade
+    given in the formgrader is kept (and the cell marked for a second look, as nbgrader marks it).
+    """
+    with PUBLISH_LOCK:
+        src = run / "course" / "autograded" / student / name
+        dest = Path(root) / "autograded" / student / name
         if dest.exists():
             shutil.rmtree(dest, ignore_errors=True)
         if src.exists():
             shutil.copytree(src, dest, symlinks=False, ignore=shutil.ignore_patterns("*.lnk"))
+        _file_submission(root, student, name, item)
+        _publish_grades(run, root, student, name)
+
+
+def _file_submission(root: Path, student: str, name: str, item: intake.Intake) -> None:
+    """The student's file as handed in (not the guarded copy) in ``submitted/``, unless it is there already."""
+    folder = Path(root) / "submitted" / student / name
+    target = folder / f"{name}.ipynb"
+    if item.path is not None and Path(item.path).resolve() == target.resolve():
+        return  # graded in place: the course's own submitted/ (collect, nbgrader collect)
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(item.nb, str(target))
+    stamp = Path(item.path).parent / "timestamp.txt" if item.path is not None else None
+    if stamp is not None and stamp.is_file():
+        shutil.copy(stamp, folder / "timestamp.txt")
+
+
+def _publish_grades(run: Path, root: Path, student: str, name: str) -> None:
+    from nbgrader.api import Gradebook
+
     private = f"sqlite:///{run / 'course' / 'gradebook.db'}"
     with Gradebook(private, course_id=COURSE_ID) as gb:
         sub = gb.find_submission_notebook(name, name, student)
-        grades = {g.name: (g.auto_score, g.manual_score, g.needs_manual_grade) for g in sub.grades}
+        timestamp = gb.find_submission(name, student).timestamp
+        grades = {g.name: g.auto_score for g in sub.grades}
         comments = {c.name: c.auto_comment for c in sub.comments}
     with Gradebook(f"sqlite:///{Path(root) / 'gradebook.db'}", course_id=COURSE_ID) as gb:
         gb.update_or_create_student(student)
-        gb.update_or_create_submission(name, student)
-        for gid, (auto, manual, needs) in grades.items():
+        gb.update_or_create_submission(name, student, **({"timestamp": timestamp} if timestamp else {}))
+        for gid, auto in grades.items():
             grade = gb.find_grade(gid, name, name, student)
-            grade.auto_score, grade.manual_score, grade.needs_manual_grade = auto, manual, needs
+            before, grade.auto_score = grade.auto_score, auto
+            # nbgrader asks for a second look at every manual grade; here only where the autograder's
+            # score moved (a changed submission), so an unchanged regrade leaves the gradebook as it was
+            grade.needs_manual_grade = auto is None or (grade.manual_score is not None and before != auto)
         for gid, text in comments.items():
             try:
                 gb.find_comment(gid, name, name, student).auto_comment = text
@@ -341,6 +374,9 @@ def grade_one(root: Path, out: Path, student: str, item: intake.Intake, max_scor
             dest = run / "course" / "submitted" / student / name / f"{name}.ipynb"
             dest.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(graded_input, str(dest))
+            stamp = Path(item.path).parent / "timestamp.txt" if item.path is not None else None
+            if stamp is not None and stamp.is_file():  # nbgrader records it as the submission's time
+                shutil.copy(stamp, dest.parent / "timestamp.txt")
             with open(log_path, "a") as log:
                 log.write(f"=== attempt {attempt + 1}: {run}\n")
             code, log_text = run_nbgrader(run / "course", name, student, log_path, env=_run_env(run, key))
@@ -381,7 +417,7 @@ def grade_one(root: Path, out: Path, student: str, item: intake.Intake, max_scor
                       + "; ".join(report.per_test[gid][:2]) for gid in untrusted]
             evidence = list(dict.fromkeys(broken + zeroed + evidence))
             total = sum(s for s, _ in honest.values())
-            _publish(run, root, student, name)
+            _publish(run, root, student, name, item)
             timed_out = _timeouts(graded_nb)
             extra = []
             if skipped:

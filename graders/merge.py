@@ -33,20 +33,23 @@ def merge_gradebooks(target_root: Path, source_roots: list[Path]) -> int:
 
 
 def _copy_submission(source, target, assignment: str, student: str, timestamp) -> None:
+    """The source's autograder scores, comments and flag into the target, whose manual grades stay.
+
+    Manual scores are not copied: the target's are the instructor's (the formgrader) or written by
+    ``graders.review`` for this folder, which ``review.reapply`` writes again after a merge.
+    """
     target.update_or_create_student(student)
-    try:
-        target.remove_submission(assignment, student)
-    except Exception:  # MissingEntry: nothing to replace
-        pass
-    target.add_submission(assignment, student, timestamp=timestamp)
+    target.update_or_create_submission(assignment, student, **({"timestamp": timestamp} if timestamp else {}))
     for nb in source.find_submission(assignment, student).notebooks:
         for grade in nb.grades:
             new = target.find_grade(grade.name, nb.name, assignment, student)
-            new.auto_score, new.manual_score = grade.auto_score, grade.manual_score
-            new.extra_credit, new.needs_manual_grade = grade.extra_credit, grade.needs_manual_grade
+            before, new.auto_score = new.auto_score, grade.auto_score
+            new.extra_credit = grade.extra_credit
+            new.needs_manual_grade = grade.auto_score is None or (new.manual_score is not None
+                                                                  and before != grade.auto_score)
         for comment in nb.comments:
             new = target.find_comment(comment.name, nb.name, assignment, student)
-            new.auto_comment, new.manual_comment = comment.auto_comment, comment.manual_comment
+            new.auto_comment = comment.auto_comment
         target.find_submission_notebook(nb.name, assignment, student).flagged = nb.flagged
     target.db.commit()
 
@@ -72,7 +75,11 @@ def merge_reviews(out: Path, shard_dirs: list[Path]) -> None:
 
 
 def merge_tables(out: Path, shard_dirs: list[Path], names: list[str]) -> list[dict]:
-    """Concatenate the shards' grades.csv and grades_detail.csv into ``out``, sorted by student."""
+    """The shards' grades.csv and grades_detail.csv into ``out``'s, sorted by student.
+
+    A pair (student, notebook) a shard graded replaces ``out``'s earlier row of it; every other
+    earlier row of ``out`` stays (a merge adds and updates, never deletes).
+    """
     order = {name: i for i, name in enumerate(names)}
     for table in ("grades.csv", "grades_detail.csv"):
         rows, header = [], None
@@ -81,10 +88,14 @@ def merge_tables(out: Path, shard_dirs: list[Path], names: list[str]) -> list[di
                 reader = csv.DictReader(f)
                 header = reader.fieldnames
                 rows.extend(reader)
-        rows.sort(key=lambda r: (r["student_id"], order.get(r["notebook"], 99)))
-        keys = [(r["student_id"], r["notebook"], r.get("grade_id")) for r in rows]
-        if len(keys) != len(set(keys)):
+        pairs = [(r["student_id"], r["notebook"]) for r in rows if table == "grades.csv"]
+        if len(pairs) != len(set(pairs)):
             raise ValueError(f"{table}: a student appears in more than one shard")
+        graded = {(r["student_id"], r["notebook"]) for r in rows}
+        if (out / table).exists() and Path(out).resolve() not in [Path(d).resolve() for d in shard_dirs]:
+            with open(out / table, newline="") as f:
+                rows.extend(r for r in csv.DictReader(f) if (r["student_id"], r["notebook"]) not in graded)
+        rows.sort(key=lambda r: (r["student_id"], order.get(r["notebook"], 99)))
         with open(out / table, "w", newline="") as f:
             writer = csv.DictWriter(f, header)
             writer.writeheader()

@@ -35,6 +35,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .paths import course_root
+
 FILE = "reviews.json"
 SHOWN = 4  # findings quoted in a message; the log has every one
 
@@ -205,10 +207,12 @@ def reapply(folder: Path) -> list:
     from .autograde import read_csv, write_csv
 
     rows = settle(folder, read_csv(folder), record=False)
+    root = course_root(folder)
+    if (root / "gradebook.db").exists():
+        from .gradebook_rows import refresh
+        rows = refresh(root, rows)
+        sync_gradebook(root, rows)
     write_csv(rows, Path(folder))
-    if (Path(folder) / "course" / "gradebook.db").exists():
-        # only the reviewed rows: a manual score given in the formgrader since grading stays
-        sync_gradebook(Path(folder) / "course", [r for r in rows if r.review is not None])
     return rows
 
 
@@ -221,15 +225,26 @@ def settle(folder: Path, rows, record: bool) -> list:
     return store.apply(rows)
 
 
+def settle_run(folder: Path, graded, rows) -> list:
+    """Record the findings of the pairs this run ``graded``, then apply every decision to all ``rows``."""
+    store = Store(folder)
+    store.record(graded)
+    store.save()
+    return store.apply(rows)
+
+
 def sync_gradebook(root: Path, rows) -> None:
     """Make nbgrader's gradebook say what the rows say: ``flagged`` on every notebook under review
     (the formgrader shows it; the student's feedback page does not), and a manual score on any
     test cell whose score the review changed (a test tampered with while it ran, a rejection);
-    none on the others, as ``nbgrader autograde`` leaves them."""
+    none on the others, as ``nbgrader autograde`` leaves them. A manual score the instructor gave
+    (one not in the ledger of those written here) is never touched."""
     from nbgrader.api import Gradebook, MissingEntry
 
+    from .gradebook_rows import cell_key, is_instructors, read_ledger, write_ledger
     from .paths import COURSE_ID
 
+    ledger = read_ledger(root)
     with Gradebook(f"sqlite:///{Path(root) / 'gradebook.db'}", course_id=COURSE_ID) as gb:
         for row in rows:
             try:
@@ -240,6 +255,15 @@ def sync_gradebook(root: Path, rows) -> None:
             for grade in nb.grades:
                 if grade.name not in row.cells:
                     continue
+                k = cell_key(row.student_id, row.notebook, grade.name)
+                if is_instructors(grade.manual_score, ledger.get(k)):
+                    ledger.pop(k, None)  # the instructor's grade stands
+                    continue
                 want = row.cells[grade.name][0]
-                grade.manual_score = None if abs(float(grade.auto_score or 0) - want) < 1e-9 else want
+                if abs(float(grade.auto_score or 0) - want) < 1e-9:
+                    grade.manual_score = None
+                    ledger.pop(k, None)
+                else:
+                    grade.manual_score = ledger[k] = want
         gb.db.commit()
+    write_ledger(root, ledger)
