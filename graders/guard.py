@@ -39,6 +39,27 @@ def _register_quick_exit():
     atexit.register(os._exit, 0)
 
 
+def _private_module(name, **replace):
+    """A fresh copy of module ``name`` that no notebook code can reach (it is in no ``sys.modules``), its
+    globals updated with ``replace``: what the guard judges paths and signs its log with stays its own."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(name)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.__dict__.update(replace)
+    return module
+
+
+def _copy_of(module):
+    """A module object holding the same attributes: rebinding the original's afterwards leaves it alone."""
+    import types
+
+    twin = types.ModuleType(module.__name__)
+    twin.__dict__.update(module.__dict__)
+    return twin
+
+
 def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state out of reach)
     import builtins
     import hashlib
@@ -53,6 +74,27 @@ def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state o
     import time
     import types
 
+    # The guard's own references to what it calls, bound before any student code runs: a notebook that
+    # replaces a built-in, or anything os.path uses (its functions' code, posixpath's or os's attributes),
+    # changes nothing here, not even for the length of one cell (tests/test_guard_unit.py, "bypasses").
+    (isinstance, issubclass, any, all, bool, int, str, len, getattr, hasattr, id, repr, sorted, set, dict,
+     list, tuple, callable, min, max, enumerate, range, zip) = (
+        builtins.isinstance, builtins.issubclass, builtins.any, builtins.all, builtins.bool, builtins.int,
+        builtins.str, builtins.len, builtins.getattr, builtins.hasattr, builtins.id, builtins.repr,
+        builtins.sorted, builtins.set, builtins.dict, builtins.list, builtins.tuple, builtins.callable,
+        builtins.min, builtins.max, builtins.enumerate, builtins.range, builtins.zip)
+    import stat
+    ospath = _private_module("posixpath", os=_copy_of(os), stat=_copy_of(stat))
+    signer = _private_module("hmac")
+    encode = _private_module("json.encoder").JSONEncoder(sort_keys=True, default=repr).encode
+    sha256, write = hashlib.sha256, os.write
+    getcwd, fspath = os.getcwd, os.fspath
+    fs_encoding, fs_errors = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
+
+    def fsdecode(path):
+        path = fspath(path)
+        return path.decode(fs_encoding, fs_errors) if isinstance(path, bytes) else path
+
     started = time.perf_counter()
     _register_quick_exit()
     key = os.environ.pop("GRADER_GUARD_KEY", "").encode()
@@ -63,9 +105,9 @@ def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state o
 
     def log(kind, **data):
         data.update(seq=state["seq"], kind=kind)
-        line = json.dumps(data, sort_keys=True, default=repr)
-        mac = hmac.new(key, line.encode(), hashlib.sha256).hexdigest()
-        os.write(fd, (mac + " " + line + "\n").encode())
+        line = encode(data)
+        mac = signer.new(key, line.encode(), sha256).hexdigest()
+        write(fd, (mac + " " + line + "\n").encode())
         state["seq"] += 1
 
     for name in config["preload"]:  # everything the tests import, loaded before student code
@@ -79,9 +121,9 @@ def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state o
         return "\n".join(line.rstrip() for line in text.strip().splitlines())
 
     trusted_cells = set(config["trusted_sources"])
-    lib_roots = sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sysconfig.get_paths()["stdlib"],
+    lib_roots = sorted({ospath.realpath(p) for p in (sys.prefix, sys.base_prefix, sysconfig.get_paths()["stdlib"],
                                                       *config["library_roots"]) if p})
-    stdlib_roots = sorted({os.path.realpath(p) for p in (sysconfig.get_paths()["stdlib"],)})
+    stdlib_roots = sorted({ospath.realpath(p) for p in (sysconfig.get_paths()["stdlib"],)})
     origin_cache = {}
 
     def under(path, roots):
@@ -93,9 +135,9 @@ def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state o
             return origin_cache[filename]
         if filename == "<grader-guard>":
             kind = "guard"
-        elif filename.startswith("<") or not os.path.isabs(filename):
+        elif filename.startswith("<") or not ospath.isabs(filename):
             kind = "student"  # exec, eval, compile of a string
-        elif os.path.exists(filename) and under(os.path.realpath(filename), lib_roots):
+        elif ospath.exists(filename) and under(ospath.realpath(filename), lib_roots):
             kind = "library"
         else:
             lines = linecache.getlines(filename)
@@ -113,8 +155,8 @@ def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state o
         """The origin of the nearest frame that is not the standard library (or IPython)."""
         while frame is not None:
             fn = frame.f_code.co_filename
-            real = os.path.realpath(fn) if os.path.isabs(fn) else fn
-            if skip_stdlib and os.path.isabs(fn) and (
+            real = ospath.realpath(fn) if ospath.isabs(fn) else fn
+            if skip_stdlib and ospath.isabs(fn) and (
                     under(real, stdlib_roots) and "site-packages" not in real
                     or f"{os.sep}IPython{os.sep}" in real or f"{os.sep}ipykernel{os.sep}" in real):
                 frame = frame.f_back
@@ -123,18 +165,18 @@ def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state o
         return "library", "", 0
 
     # ---- file access rules -------------------------------------------------------------------
-    cwd = os.path.realpath(config["cwd"])
-    write_ok = [cwd] + [os.path.realpath(p) for p in config["write_roots"]] + ["/dev/null", "/dev/shm"]
-    read_deny = [os.path.realpath(p) for p in config["read_deny"]]
+    cwd = ospath.realpath(config["cwd"])
+    write_ok = [cwd] + [ospath.realpath(p) for p in config["write_roots"]] + ["/dev/null", "/dev/shm"]
+    read_deny = [ospath.realpath(p) for p in config["read_deny"]]
 
     def check_path(path, write, event):
         if isinstance(path, int) or path is None:
             return
         try:
-            path = os.fsdecode(path)
+            path = fsdecode(path)
         except TypeError:
             return
-        real = os.path.realpath(os.path.join(os.getcwd(), path))
+        real = ospath.realpath(ospath.join(getcwd(), path))
         if under(real, write_ok):
             return
         denied = False
@@ -437,7 +479,7 @@ def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state o
                 continue  # a built-in (C) type: int, tuple, dict, torch.device...
             mod = sys.modules.get(getattr(klass, "__module__", "") or "")
             file = getattr(mod, "__file__", None) or ""
-            if file and under(os.path.realpath(file), lib_roots):
+            if file and under(ospath.realpath(file), lib_roots):
                 continue
             generated = "__dataclass_fields__" in vars(klass)
             for name in SUSPICIOUS & set(vars(klass)):

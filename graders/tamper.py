@@ -596,10 +596,21 @@ def last_cell(path: Path, key: bytes) -> dict | None:
     for line in path.read_text(errors="replace").splitlines():
         mac, _, body = line.partition(" ")
         if hmac.compare_digest(mac, hmac.new(key, body.encode(), hashlib.sha256).hexdigest()):
-            record = json.loads(body)
-            if record.get("kind") == "cell":
+            record = _record(body)
+            if record is not None and record.get("kind") == "cell":
                 last = record
     return last
+
+
+def _record(body: str) -> dict | None:
+    """A signed line's record, or None when it is not one: student code that replaced ``json.dumps``
+    (put back only at the next checkpoint) makes the guard sign whatever that returns."""
+    try:
+        record = json.loads(body)
+    except ValueError:
+        return None
+    ok = isinstance(record, dict) and isinstance(record.get("seq"), int) and isinstance(record.get("kind"), str)
+    return record if ok else None
 
 
 def insert_guards(nb, sources: dict[str, str]):
@@ -637,15 +648,22 @@ def read_log(path: Path, key: bytes, tests: list[str], ran: bool = True) -> Guar
     """Check the guard's signed log: every line genuine, in order, every checkpoint present."""
     report = GuardReport()
     text = path.read_text(errors="replace") if path.exists() else ""
-    records, forged = [], 0
+    records, forged, unreadable = [], 0, 0
     for line in text.splitlines():
         mac, _, body = line.partition(" ")
         if not hmac.compare_digest(mac, hmac.new(key, body.encode(), hashlib.sha256).hexdigest()):
             forged += 1
             continue
-        records.append(json.loads(body))
+        record = _record(body)
+        if record is None:
+            unreadable += 1
+            continue
+        records.append(record)
     if forged:
         report.tampering.append(f"{forged} line(s) in the grader's integrity log were not written by the grader")
+    if unreadable:
+        report.tampering.append(f"{unreadable} line(s) in the grader's integrity log were garbled "
+                                "(the kernel's json was replaced)")
     if [r["seq"] for r in records] != list(range(len(records))):
         report.tampering.append("the grader's integrity log was cut or reordered")
     kinds = {(r["kind"], r.get("test")) for r in records}
