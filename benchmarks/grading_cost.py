@@ -116,13 +116,15 @@ def batch(work: Path, students: int, jobs: int, only: list[str] | None = None) -
             nbtools.write(nb, subs / f"student{k:03d}" / f"{name}.ipynb")
     times = {}
     for j in (1, jobs):
+        print(f"load average before --jobs {j}: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores "
+              "(at rest it is under 1)", flush=True)
         start = time.perf_counter()
         rows = autograde(subs, work / f"batch-out-{j}", names=names, jobs=j, progress=False)
         times[j] = time.perf_counter() - start
         assert all(r.status == "graded" and r.score == r.max_score for r in rows)
         print(f"{students} students x {len(names)} notebooks with --jobs {j}: {times[j]:.0f} s "
               f"({times[j] / (students * len(names)):.2f} s per submission)", flush=True)
-    print(f"--jobs {jobs} / serial = {times[jobs] / times[1]:.2f}  (target: at most 0.65)")
+    print(f"--jobs {jobs} / serial = {times[jobs] / times[1]:.2f}  (target: at most 0.60)")
 
 
 def main() -> int:

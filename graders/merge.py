@@ -13,6 +13,7 @@ import csv
 import shutil
 from pathlib import Path
 
+from .gradebook_rows import cell_key, is_instructors, read_ledger
 from .paths import COURSE_ID
 
 
@@ -23,20 +24,22 @@ def merge_gradebooks(target_root: Path, source_roots: list[Path]) -> int:
     count = 0
     with Gradebook(f"sqlite:///{target_root / 'gradebook.db'}", course_id=COURSE_ID) as target:
         for root in source_roots:
+            ledger = read_ledger(root)
             with Gradebook(f"sqlite:///{root / 'gradebook.db'}", course_id=COURSE_ID) as source:
                 for assignment in source.assignments:
                     for sub in assignment.submissions:
-                        _copy_submission(source, target, assignment.name, sub.student.id, sub.timestamp)
+                        _copy_submission(source, target, assignment.name, sub.student.id, sub.timestamp, ledger)
                         _copy_folders(root, target_root, assignment.name, sub.student.id)
                         count += 1
     return count
 
 
-def _copy_submission(source, target, assignment: str, student: str, timestamp) -> None:
+def _copy_submission(source, target, assignment: str, student: str, timestamp, ledger: dict) -> None:
     """The source's autograder scores, comments and flag into the target, whose manual grades stay.
 
-    Manual scores are not copied: the target's are the instructor's (the formgrader) or written by
-    ``graders.review`` for this folder, which ``review.reapply`` writes again after a merge.
+    A manual score an instructor gave in the source (one its review did not write: not in its
+    ``ledger``) is copied where the target has none; the review's own are written again for the
+    target by ``review.reapply`` after a merge.
     """
     target.update_or_create_student(student)
     target.update_or_create_submission(assignment, student, **({"timestamp": timestamp} if timestamp else {}))
@@ -45,6 +48,9 @@ def _copy_submission(source, target, assignment: str, student: str, timestamp) -
             new = target.find_grade(grade.name, nb.name, assignment, student)
             before, new.auto_score = new.auto_score, grade.auto_score
             new.extra_credit = grade.extra_credit
+            theirs = is_instructors(grade.manual_score, ledger.get(cell_key(student, nb.name, grade.name)))
+            if theirs and new.manual_score is None:
+                new.manual_score = grade.manual_score
             new.needs_manual_grade = grade.auto_score is None or (new.manual_score is not None
                                                                   and before != grade.auto_score)
         for comment in nb.comments:

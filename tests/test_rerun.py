@@ -188,3 +188,22 @@ def test_a_canvas_zip_to_a_canvas_import_file_with_the_readme_commands(tmp_path)
     scores = {sid: float(r[NB]) for sid, r in by_canvas_id.items()}
     assert scores["340934"] == 10 and scores["334244"] == 0 and 0 < scores["330001"] < 10
     assert rows(course)[("smithbob", NB)]["status"] == "graded"
+
+
+def test_a_second_merge_keeps_the_merged_folders_manual_grades_and_rows(graded, tmp_path):
+    """Shards merged again (a failed shard regraded) keep what the instructor did in the merged course."""
+    merged = tmp_path / "merged"
+    first = graders("merge", str(graded), "--out", str(merged), "--notebooks", NB)
+    assert first.returncode == 0, first.stdout + first.stderr
+    gid, points = failing_test(merged, "mistakes")
+    before = float(rows(merged)[("mistakes", NB)]["score"])
+    set_manual(merged / "course", "mistakes", gid, points)
+    (merged / "notes.txt").write_text("mine\n")
+    again = graders("merge", str(graded), "--out", str(merged), "--notebooks", NB)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert float(rows(merged)[("mistakes", NB)]["score"]) == before + points
+    assert gradebook_scores(merged / "course")["mistakes"] == before + points
+    assert (merged / "notes.txt").read_text() == "mine\n"
+    missing = graders("merge", str(graded), str(tmp_path / "never-finished"), "--out", str(merged), "--notebooks", NB)
+    assert missing.returncode == 2 and "never-finished" in missing.stdout
+    assert float(rows(merged)[("mistakes", NB)]["score"]) == before + points
