@@ -11,7 +11,7 @@ import importlib
 import sys
 import warnings
 
-COMMANDS = ["build", "collect", "autograde", "feedback", "merge", "review", "samples", "selftest", "stress", "links", "book", "refresh-setup", "export"]
+COMMANDS = ["build", "collect", "autograde", "feedback", "merge", "review", "samples", "selftest", "stress", "links", "book", "refresh-setup", "export", "submit-slurm"]
 
 
 def main(argv: list[str] | None = None) -> int:
