@@ -35,7 +35,7 @@ FLOOR = "00_floor"
 
 def write_floor_notebook(folder: Path) -> None:
     """A notebook that only imports torch and the helper package, with one trivial test."""
-    from graders.authoring import notebook, save, solution, tests, code
+    from graders.authoring import code, notebook, save, solution, tests
     save(notebook([
         code("imports", "import torch\nimport gpucourse.env, gpucourse.checks"),
         solution("answer", "def answer():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION"),
@@ -61,9 +61,11 @@ def child(name: str, solutions: Path, work: Path, repeats: int) -> None:
     """The child's side of :func:`grade_in_child`: prints one JSON line."""
     import resource
 
-    from graders import intake, nbtools
-    from graders.autograde import autograde
-    from graders.grade_one import grade_one, max_scores
+    from graders import nbtools
+    from graders.grading.autograde import autograde
+    from graders.grading.pipeline import grade_one
+    from graders.grading.score import max_scores
+    from graders.intake import match as intake
 
     subs, out = work / f"subs-{name}", work / f"out-{name}"
     shutil.rmtree(subs, ignore_errors=True)
@@ -105,8 +107,8 @@ def per_notebook(work: Path, repeats: int, only: list[str] | None = None) -> Non
 
 def batch(work: Path, students: int, jobs: int, only: list[str] | None = None) -> None:
     from graders import nbtools
-    from graders.autograde import autograde
-    from graders.samples import reference_answers, submission
+    from graders.authoring.samples import reference_answers, submission
+    from graders.grading.autograde import autograde
     from graders.paths import notebook_names
     subs = work / "batch"
     names = only or notebook_names()

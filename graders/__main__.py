@@ -1,6 +1,6 @@
 """The instructor's commands: ``python -m graders COMMAND``; ``--help`` lists them.
 
-Each command is a module of this package with ``HELP``, ``add_arguments(parser)`` and
+Each command is a module of ``graders.commands`` with ``HELP``, ``add_arguments(parser)`` and
 ``run(args) -> int``; to add one, write the module and add its name to ``COMMANDS``.
 """
 
@@ -20,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     modules = {}
     for name in COMMANDS:
-        module = importlib.import_module(f"graders.cmd_{name.replace('-', '_')}")
+        module = importlib.import_module(f"graders.commands.{name.replace('-', '_')}")
         modules[name] = module
         module.add_arguments(sub.add_parser(name, help=module.HELP, description=module.HELP))
     args = parser.parse_args(argv)

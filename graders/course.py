@@ -12,8 +12,8 @@ import os
 import sys
 from pathlib import Path
 
-from . import limits
-from .paths import COURSE_ID, SOLUTIONS, notebook_names
+from graders import limits
+from graders.paths import COURSE_ID, SOLUTIONS, notebook_names
 
 HERE = Path(__file__).resolve().parent
 

@@ -24,7 +24,7 @@ def reload() -> None:
     #: Seconds one notebook's whole grading (kernel start, every cell, saving) may take.
     g["NOTEBOOK_WALL_S"] = int(_env("GRADER_NOTEBOOK_WALL_S", 600))
     #: Private memory (RLIMIT_DATA), in GiB, for the process that grades one notebook and its kernel
-    #: (see graders.grade_one; the course's notebooks need well under 8 GiB).
+    #: (see graders.grading.pipeline; the course's notebooks need well under 8 GiB).
     g["MEMORY_GIB"] = _env("GRADER_MEMORY_GIB", 8)
     #: Lines of output kept per stream in the graded copy (nbgrader's LimitOutput).
     g["MAX_OUTPUT_LINES"] = int(_env("GRADER_MAX_OUTPUT_LINES", 1000))

@@ -49,8 +49,9 @@ def configure(c) -> None:
 
     # nbgrader's feedback shows the hidden tests by design (jupyter/nbgrader#917): remove them from
     # the copy that is rendered (the graded notebook and the gradebook keep them).
-    from graders.preprocessors import HideHiddenTests
     from nbgrader.converters import GenerateFeedback
+
+    from graders.export.preprocessors import HideHiddenTests
     defaults = GenerateFeedback.class_traits()["preprocessors"].default()  # GetGrades, CSS header
     c.GenerateFeedback.preprocessors = [HideHiddenTests] + [p for p in defaults if p is not HideHiddenTests]
 

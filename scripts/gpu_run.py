@@ -14,7 +14,7 @@ On a CUDA machine, in order:
    matmul throughput in float32 / TF32 / float16 / bfloat16, and one MLP training step eager,
    under autocast and compiled;
 3. ``pytest -m cuda`` (tests/test_cuda.py and any other test marked ``cuda``);
-4. grading, as an instructor who grades on a GPU would: ``graders.selftest`` grades the reference
+4. grading, as an instructor who grades on a GPU would: ``graders.checks.selftest`` grades the reference
    solutions, a correct student, the untouched student copies and every mistake fixture with real
    nbgrader, and checks that every score equals the one the CPU grader gives (the expectations are
    the CPU run's scores; with ``--cpu-grades`` a CPU run's ``grades.csv`` is compared row by row too);
@@ -268,7 +268,7 @@ def compare_csv(cpu_csv: Path, gpu_csv: Path) -> list[str]:
 
 
 def run_grading(names: list[str], work: Path, cpu_grades: Path | None) -> dict:
-    from graders.selftest import selftest
+    from graders.checks.selftest import selftest
 
     start = time.perf_counter()
     out = work / "selftest"

@@ -1,8 +1,8 @@
 """A stand-in for the grading kernel, for the guard's unit tests (tests/test_guard_unit.py).
 
-The guard (graders/guard.py) installs an audit hook that no code can remove, so it must never run
+The guard (graders/grading/guard.py) installs an audit hook that no code can remove, so it must never run
 in pytest's own process. :func:`grade` builds the guard cells exactly as the grader does
-(``grade_one._guard_config``, ``tamper.guard_sources``, ``tamper.insert_guards``) and runs the
+(``guarding.guard_config``, ``tamper.guard_sources``, ``tamper.insert_guards``) and runs the
 cells in a child ``python`` (this file's ``__main__``) that behaves like IPython where the guard
 looks: one namespace for every cell (``get_ipython().user_ns``), each cell compiled under an
 absolute file name that does not exist and whose lines are in ``linecache`` (so the guard tells
@@ -61,7 +61,7 @@ class Run:
     folders: dict = field(default_factory=dict)   # see guard_config
 
     def report(self, **kwargs):
-        from graders import tamper
+        from graders.grading import tamper
         return tamper.read_log(self.log, self.key, self.tests, **kwargs)
 
     def records(self) -> list[dict]:
@@ -78,11 +78,13 @@ def released(nb, **stubs: str):
 
 
 def guard_config(tmp: Path, nb, poisoned: list[str] | None = None, release=None) -> tuple[dict, dict]:
-    """The grader's own configuration for ``nb`` (grade_one._guard_config; ``release``: the released
+    """The grader's own configuration for ``nb`` (guarding.guard_config; ``release``: the released
     notebook, by default ``nb`` itself), with the standard modules in place of torch; and its folders."""
     from unittest import mock
 
-    from graders import grade_one, intake, machine
+    from graders import machine
+    from graders.grading import guarding
+    from graders.intake import match as intake
 
     run = tmp / "run"
     folders = {"run": run, "cwd": run / "course" / "autograded" / "student" / "nb", "outside": tmp / "outside",
@@ -94,7 +96,7 @@ def guard_config(tmp: Path, nb, poisoned: list[str] | None = None, release=None)
     # the machine's shared caches, here folders of this test (gpucourse.data would import torch)
     with mock.patch.object(machine, "data_dir", return_value=folders["data"]), \
             mock.patch.object(machine, "mpl_dir", return_value=folders["mpl"]):
-        config = grade_one._guard_config(run, "student", "nb", nb if release is None else release, nb,
+        config = guarding.guard_config(run, "student", "nb", nb if release is None else release, nb,
                                          folders["out"], intake.Intake(notebook="nb"), folders["root"],
                                          list(poisoned or []))
     config["preload"] = _without_torch(config["preload"]) + LIGHT_PRELOAD
@@ -106,7 +108,7 @@ def grade(tmp: Path, nb, *, poisoned: list[str] | None = None, key: str = "k" * 
           env: dict | None = None, release=None, **overrides) -> Run:
     """Run ``nb`` with the guard cells in place, as the grader would, in a child ``python``; ``overrides``
     replace entries of the guard's configuration, ``env`` adds to the child's environment."""
-    from graders import tamper
+    from graders.grading import tamper
 
     config, folders = guard_config(tmp, nb, poisoned, release)
     config.update(overrides)

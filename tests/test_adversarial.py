@@ -1,6 +1,6 @@
 """Adversarial submissions, graded by real nbgrader in one run: each ends as its expected row,
 the bystanders' rows are those of a clean run, and a gamed test never yields a point. A tamper
-finding is a review (graders/review.py): the score computed with the guard's repairs stands, and
+finding is a review (graders/grading/review.py): the score computed with the guard's repairs stands, and
 nbgrader's gradebook flags the notebook; a forged guard log withholds the score.
 
 The cases are in tests/adversarial/ (fixture builders). Small limits keep the run short; they reach
@@ -38,7 +38,7 @@ def _read(path: Path) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    from graders.autograde import autograde
+    from graders.grading.autograde import autograde
 
     try:
         with mock.patch.dict(os.environ, SMALL_LIMITS):
@@ -126,7 +126,7 @@ def test_output_flood_is_cut_in_the_kernel(graded):
 
 
 def test_feedback_and_summary(graded, tmp_path):
-    from graders.feedback import class_summary, student_feedback
+    from graders.export.feedback import class_summary, student_feedback
     pages, _refused = student_feedback(graded["dir"], tmp_path / "feedback", [adversarial.NAME])
     students = {p.parent.name for p in pages}
     assert {"aaa-clean", "mmm-clean-mistakes", "colab-saved"} <= students

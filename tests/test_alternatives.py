@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from graders import course, nbtools, samples
+from graders import course, nbtools
 from graders.alternatives import for_notebook
-from graders.autograde import autograde
+from graders.authoring import samples
+from graders.checks.selftest import pack
+from graders.grading.autograde import autograde
 from graders.paths import COURSE_ID, SOLUTIONS, notebook_names
-from graders.selftest import pack
 
 pytestmark = pytest.mark.slow
 NAMES = notebook_names()

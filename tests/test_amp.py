@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from gpucourse import amp
-from graders.samples import reference_answers
+from graders.authoring.samples import reference_answers
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 

@@ -10,11 +10,10 @@ import shutil
 import subprocess
 import tempfile
 
+import nbformat
 import pytest
 
-import nbformat
-
-from graders.book import STANDIN_ANNOUNCEMENT, title_html, used_standin
+from graders.authoring.book import STANDIN_ANNOUNCEMENT, title_html, used_standin
 from graders.paths import notebook_names
 
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
@@ -24,7 +23,7 @@ REMOTE = re.compile(r'<(script|link|img|iframe)[^>]+(src|href)="(https?:)?//', r
 
 @pytest.fixture(scope="module")
 def book(tmp_path_factory):
-    from graders.book import build_book
+    from graders.authoring.book import build_book
 
     out = tmp_path_factory.mktemp("book")
     os.environ.setdefault("COURSE_DATA", str(tmp_path_factory.mktemp("data")))

@@ -18,11 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from graders import authoring, nbtools
-from graders.cmd_refresh_setup import refresh_setup, setup_cell_index
-from graders.paths import NOTEBOOKS, SOLUTIONS, notebook_names
-
 import gpucourse
+from graders import authoring, nbtools
+from graders.commands.refresh_setup import refresh_setup, setup_cell_index
+from graders.paths import NOTEBOOKS, SOLUTIONS, notebook_names
 
 HARNESS = textwrap.dedent(r'''
     import importlib.util, json, os, re, subprocess, sys, time

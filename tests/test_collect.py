@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from graders.__main__ import main
-from graders.autograde import NothingToGrade, students_in
-from graders.collect import MANIFEST, REPORT, collect
-from graders import intake
+from graders.grading.autograde import NothingToGrade, students_in
+from graders.intake import match as intake
+from graders.intake.collect import MANIFEST, REPORT, collect
 
 sys.path.insert(0, str(Path(__file__).parent))
 import lms  # noqa: E402
@@ -178,7 +178,7 @@ def test_the_command_files_a_canvas_zip(tmp_path, capsys):
 
 
 def test_names_that_only_look_like_an_lms_pattern_are_not_read_as_students():
-    from graders.lms import canvas, classroom
+    from graders.intake.lms import canvas, classroom
     assert classroom._owner("01_devices - Copy.ipynb", [NB]) is None  # Windows' copy, not a student "01_devices"
     assert classroom._owner("Ada Lovelace - Copy of 01_devices.ipynb", [NB]) == ("Ada Lovelace",
                                                                                  "Copy of 01_devices.ipynb")
@@ -238,7 +238,7 @@ def test_the_canvas_collector_is_a_working_nbgrader_zip_collect_plugin(tmp_path)
     (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n")
     env = dict(os.environ, PYTHONPATH=str(lms.REPO))
     done = subprocess.run([str(Path(sys.executable).parent / "nbgrader"), "zip_collect", NB,
-                           "--collector=graders.lms.canvas.CanvasCollector"],
+                           "--collector=graders.intake.lms.canvas.CanvasCollector"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert _submitted(tmp_path) == {("smithbob", NB): lms.correct(), ("lovelaceada", NB): lms.untouched()}

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from graders import cores
+from graders.grading import cores
 
 
 def test_each_kernel_gets_its_share_and_the_share_is_undone(monkeypatch):

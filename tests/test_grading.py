@@ -8,10 +8,10 @@ import csv
 import pytest
 
 from graders import nbtools
-from graders.autograde import autograde
+from graders.checks.selftest import compare, make_submissions
+from graders.grading.autograde import autograde
 from graders.mistakes import for_notebook
 from graders.paths import SOLUTIONS, notebook_names
-from graders.selftest import compare, make_submissions
 
 pytestmark = pytest.mark.slow
 NAMES = notebook_names()
@@ -85,7 +85,7 @@ def test_broken_files_fail_alone_with_a_reason(graded):
 
 def test_feedback_is_written_for_every_notebook(graded, tmp_path):
     """No page is refused for showing hidden tests when it shows none (02, 03 and 04 once were)."""
-    from graders.feedback import student_feedback
+    from graders.export.feedback import student_feedback
     out, _, _ = graded
     pages, refused = student_feedback(out / "graded", tmp_path, NAMES)
     assert refused == []

@@ -1,4 +1,4 @@
-"""The in-kernel guard (graders/guard.py) and its cells and log (graders/tamper.py), part by part.
+"""The in-kernel guard (graders/grading/guard.py) and its cells and log (graders/grading/tamper.py), part by part.
 
 No nbgrader, no Jupyter: ``guard_helpers.grade`` builds the guard cells as the grader does and runs
 a small notebook in a child ``python`` that stands in for the kernel (the guard's audit hook cannot be
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from graders import tamper
+from graders.grading import tamper
 from graders.paths import REPO
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -539,12 +539,14 @@ def test_guard_cells_surround_every_test(tmp_path):
 def test_guard_config_denies_the_graders_files(tmp_path):
     from unittest import mock
 
-    from graders import grade_one, intake, machine
+    from graders import machine
+    from graders.grading import guarding
+    from graders.intake import match as intake
     nb = notebook(("course", "setup", "import json"), ("answer", "f", "def f():\n    return json.dumps(1)"),
                   ("test", "test_f", "assert json.loads(f()) == 1"))
     run, out, root, folder = tmp_path / "run", tmp_path / "out", tmp_path / "root", tmp_path / "subs" / "alice"
     with mock.patch.object(machine, "data_dir", return_value=tmp_path / "data"):
-        config = grade_one._guard_config(run, "alice", "nb", nb, nb, out, intake.Intake(notebook="nb", folder=folder),
+        config = guarding.guard_config(run, "alice", "nb", nb, nb, out, intake.Intake(notebook="nb", folder=folder),
                                          root, [])
     deny = set(config["read_deny"])
     assert {str(REPO / p) for p in ("solutions", ".git", "graders", "samples")} <= deny

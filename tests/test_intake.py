@@ -13,9 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from graders import feedback, intake, limits, nbtools, tamper
+from graders import limits, nbtools
+from graders.authoring.samples import reference_answers, submission
+from graders.export import feedback
+from graders.grading import tamper
+from graders.intake import match as intake
+from graders.intake.files import loads
+from graders.intake.repair import repair
 from graders.paths import NOTEBOOKS, SOLUTIONS, notebook_names
-from graders.samples import reference_answers, submission
 
 sys.path.insert(0, str(Path(__file__).parent))
 import adversarial  # noqa: E402
@@ -84,7 +89,7 @@ def test_a_bad_zip_says_so(tmp_path):
 @pytest.mark.parametrize("data,says", [(b"", "empty"), (b"   \n", "blank"), (b'{"cells": [', "not valid JSON"),
                                        (b"[1, 2]", "not a Jupyter notebook"), (b'{"a": 1}', "not a Jupyter")])
 def test_unreadable_files_give_a_reason(data, says):
-    nb, problem = intake.loads(data)
+    nb, problem = loads(data)
     assert nb is None and says in problem
 
 
@@ -99,7 +104,7 @@ def test_untitled_file_matched_by_content(tmp_path):
 def test_intact_notebook_is_unchanged():
     nb = submission(NAME, reference_answers(NAME))
     before = graded_ids(nb)
-    assert intake.repair(nb, release()) == []
+    assert repair(nb, release()) == []
     assert graded_ids(nb) == before
 
 
@@ -107,7 +112,7 @@ def test_colab_save_is_matched_back():
     intact = submission(NAME, reference_answers(NAME))
     nb = adversarial.colab_save(intact)
     assert not graded_ids(nb)
-    notes = intake.repair(nb, release())
+    notes = repair(nb, release())
     assert graded_ids(nb) == graded_ids(intact)
     assert "marks were missing" in notes[0]
     answer = next(c for c in nb.cells if nbtools.grade_id(c) == "to_device")
@@ -124,7 +129,7 @@ def test_deleted_duplicated_markdown_and_renamed_test_cells():
     nb.cells[ids.index("test_train_one_epoch")].cell_type = "markdown"
     nb.cells.insert(ids.index("test_pick_device") + 1, copy.deepcopy(nb.cells[ids.index("test_pick_device")]))
     del nb.cells[ids.index("test_to_device") + 1]
-    notes = " | ".join(intake.repair(nb, rel))
+    notes = " | ".join(repair(nb, rel))
     assert graded_ids(nb) == graded_ids(rel)
     assert "'test_to_device' was missing" in notes and "hacked->test_evaluate" in notes
     assert "had become markdown" in notes
@@ -137,7 +142,7 @@ def test_answer_without_metadata_in_a_moved_cell():
     ids = [nbtools.grade_id(c) for c in nb.cells]
     cell = nb.cells[ids.index("evaluate")]
     del cell.metadata["nbgrader"]
-    intake.repair(nb, release())
+    repair(nb, release())
     assert [c for c in nb.cells if nbtools.grade_id(c) == "evaluate"][0].source == reference_answers(NAME)["evaluate"]
 
 

@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from graders import authoring, links, nbtools
+from graders import authoring, nbtools
+from graders.authoring import links
 from graders.paths import NOTEBOOKS, REPO, SOLUTIONS, notebook_names
 
 

@@ -1,4 +1,4 @@
-"""LMS export (graders.lms_export): Canvas, Moodle and generic CSVs from nbgrader's gradebook.
+"""LMS export (graders.export.lms): Canvas, Moodle and generic CSVs from nbgrader's gradebook.
 
 The gradebook is built with nbgrader's own API: two students, two notebooks (each its own
 assignment, as in this course); alice's second notebook is late and her first has a manual grade
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from graders import __main__ as cli
-from graders.lms_export import CanvasExport, LmsExport, MoodleExport
+from graders.export.lms import CanvasExport, LmsExport, MoodleExport
 from graders.paths import COURSE_ID, REPO
 
 DUE = "2026-12-15T23:59"
@@ -149,7 +149,7 @@ def test_native_nbgrader_export_with_the_plugin(course, tmp_path):
         "c = get_config()\n"
         f"load_subconfig({str(REPO / 'graders' / 'nbgrader_config.py')!r})\n"
         f"c.CourseDirectory.root = {str(course)!r}\n"
-        "c.ExportApp.plugin_class = 'graders.lms_export.CanvasExport'\n"
+        "c.ExportApp.plugin_class = 'graders.export.lms.CanvasExport'\n"
         f"c.CanvasExport.due = {DUE!r}\n")
     # the exporter named in the course's config: plain `nbgrader export`
     done = _nbgrader_export(course, "--to", "out.csv")
@@ -160,7 +160,7 @@ def test_native_nbgrader_export_with_the_plugin(course, tmp_path):
     assert "bob 02_transfers: left empty" in done.stderr
     assert read(course / "out_lateness.csv")[2][5] == "120"
     # on the command line nbgrader imports the class before reading the config: the repo on PYTHONPATH
-    done = _nbgrader_export(course, "--exporter=graders.lms_export.MoodleExport", "--to", "m.csv",
+    done = _nbgrader_export(course, "--exporter=graders.export.lms.MoodleExport", "--to", "m.csv",
                             pythonpath=str(REPO))
     assert done.returncode == 0, done.stdout + done.stderr
     assert read(course / "m.csv")[0][:3] == ["Username", "Email address", "Full name"]

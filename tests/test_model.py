@@ -102,9 +102,10 @@ def test_train_is_reproducible_per_seed():
 
 
 def test_no_exercise_answer_of_08_is_importable():
-    import gpucourse
-    import pkgutil
     import importlib
+    import pkgutil
+
+    import gpucourse
     names = set()
     for info in pkgutil.iter_modules(gpucourse.__path__):
         names |= set(vars(importlib.import_module(f"gpucourse.{info.name}")))

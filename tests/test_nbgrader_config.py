@@ -17,7 +17,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from graders import feedback, nbtools, samples
+from graders import nbtools
+from graders.authoring import samples
+from graders.export import feedback
 from graders.paths import COURSE_ID, REPO, SOLUTIONS
 
 NB = "01_devices"

@@ -26,7 +26,7 @@ import torch
 
 import gpucourse
 from graders import nbtools
-from graders.build import PACKAGE, saved_module, MODULES
+from graders.authoring.build import MODULES, PACKAGE, saved_module
 from graders.paths import NOTEBOOKS, SOLUTIONS, notebook_names
 
 NAMES = notebook_names()
@@ -271,9 +271,9 @@ def test_the_rules_catch_what_they_are_for():
 # -- one real nbgrader run: taking 03's (and 01's) answers from gpucourse earns nothing -------------------
 @pytest.mark.slow
 def test_answers_taken_from_gpucourse_score_0_with_real_nbgrader(tmp_path):
-    from graders.autograde import autograde
+    from graders.authoring.samples import with_mistakes
+    from graders.grading.autograde import autograde
     from graders.mistakes import Mistake
-    from graders.samples import with_mistakes
 
     def taken(cell, code):
         return Mistake(f"takes-{cell}", cell, code, (f"test_{cell}",))

@@ -9,9 +9,9 @@ import nbformat
 import pytest
 
 from graders import nbtools
-from graders.build import build
+from graders.authoring.build import build
+from graders.authoring.samples import write_samples
 from graders.paths import NOTEBOOKS, SAMPLES, SOLUTIONS, notebook_names
-from graders.samples import write_samples
 
 SPEC_ORDER = ["01_devices", "02_transfers", "03_async_timing", "04_autocast",
               "05_gradscaler", "06_bf16", "07_compile", "08_throughput"]

@@ -9,8 +9,8 @@ import pytest
 
 from graders import nbtools
 from graders.__main__ import main
-from graders.autograde import autograde, in_shard
-from graders.samples import reference_answers, submission, with_mistakes
+from graders.authoring.samples import reference_answers, submission, with_mistakes
+from graders.grading.autograde import autograde, in_shard
 from graders.mistakes import for_notebook
 
 pytestmark = pytest.mark.slow

@@ -1,4 +1,4 @@
-"""Tamper findings are reviews, not zeros (graders/review.py, graders/cmd_review.py).
+"""Tamper findings are reviews, not zeros (graders/grading/review.py, graders/commands/review.py).
 
 Unit tests of the row transformation and the decision store, then one real-nbgrader run of a
 flagged 01_devices (trimmed, as in tests/adversarial): status review with the score kept, nbgrader's
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from graders import review
-from graders.autograde import read_csv, write_csv
-from graders.grade_one import Row
+from graders.grading import review
+from graders.grading.autograde import read_csv, write_csv
+from graders.grading.row import Row
 
 CELLS = {"test_a": (2.0, 2.0), "test_b": (3.0, 3.0), "test_c": (0.0, 5.0)}  # nbgrader: 5/10
 
@@ -144,7 +144,7 @@ def test_merge_of_shards_loses_and_doubles_nothing(tmp_path):
         store.decide(student, "01_devices", "accept")
         store.save()
     out.mkdir()
-    from graders.merge import merge_reviews
+    from graders.grading.merge import merge_reviews
     merge_reviews(out, [a, b])
     merge_reviews(out, [a, b])
     merged = review.Store(out)
@@ -197,8 +197,8 @@ def test_a_flagged_submission_end_to_end(tmp_path):
     import adversarial as adv
 
     from graders.__main__ import main
-    from graders.autograde import autograde
-    from graders.feedback import student_feedback
+    from graders.export.feedback import student_feedback
+    from graders.grading.autograde import autograde
 
     solutions = adv.trimmed_solutions(tmp_path / "solutions")
     patch = "torch.allclose = lambda *a, **k: True"  # put back by the guard before every test

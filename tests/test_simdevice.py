@@ -12,8 +12,14 @@ import pytest
 import torch
 
 from gpucourse import timing
-from gpucourse.simdevice import (HostWorkload, SimDevice, SimEvent, Workload, naive_and_synchronized,
-                                 simulated_accelerator)
+from gpucourse.simdevice import (
+    HostWorkload,
+    SimDevice,
+    SimEvent,
+    Workload,
+    naive_and_synchronized,
+    simulated_accelerator,
+)
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
+from graders.checks.stress import Case, Tally, cases_for, run_cases, stress_notebook
 from graders.mistakes import for_notebook
-from graders.stress import Case, Tally, cases_for, run_cases, stress_notebook
 
 
 def _case(label, tests, must_fail, answers=None, restore=None):

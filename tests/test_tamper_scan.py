@@ -13,10 +13,11 @@ import textwrap
 
 import pytest
 
-from graders import nbtools, tamper
+from graders import nbtools
 from graders.alternatives import for_notebook as alternatives_for
+from graders.authoring.samples import reference_answers, submission, with_mistakes
+from graders.grading import tamper
 from graders.paths import NOTEBOOKS, SOLUTIONS, notebook_names
-from graders.samples import reference_answers, submission, with_mistakes
 
 NAME = "01_devices"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 
-from ..mistakes import Mistake
+from graders.mistakes import Mistake
 
 __all__ = ["Mistake", "for_notebook"]
 

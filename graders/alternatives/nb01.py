@@ -1,6 +1,6 @@
 """Correct answers of 01_devices written differently from the reference."""
 
-from . import Mistake
+from graders.alternatives import Mistake
 
 ALTERNATIVES = [
     Mistake("ternary", "pick_device", '''

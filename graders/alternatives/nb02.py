@@ -1,6 +1,6 @@
 """Correct answers of 02_transfers written differently from the reference."""
 
-from . import Mistake
+from graders.alternatives import Mistake
 
 ALTERNATIVES = [
     Mistake("math-prod", "batch_nbytes", '''

@@ -1,6 +1,6 @@
 """Correct answers of 03_async_timing written differently from the reference."""
 
-from . import Mistake
+from graders.alternatives import Mistake
 
 ALTERNATIVES = [
     Mistake("device-object", "synchronize", '''

@@ -1,6 +1,6 @@
 """Correct answers of 04_autocast written differently from the reference."""
 
-from . import Mistake
+from graders.alternatives import Mistake
 
 ALTERNATIVES = [
     Mistake("amp-autocast", "amp_forward", '''

@@ -1,6 +1,6 @@
 """Correct answers of 05_gradscaler written differently from the reference."""
 
-from . import Mistake
+from graders.alternatives import Mistake
 
 ALTERNATIVES = [
     Mistake("float32-mean", "underflow_fraction", '''

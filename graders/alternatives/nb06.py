@@ -1,6 +1,6 @@
 """Correct answers of 06_bf16 written differently from the reference."""
 
-from . import Mistake
+from graders.alternatives import Mistake
 
 ALTERNATIVES = [
     Mistake("struct-bits", "bit_fields", '''

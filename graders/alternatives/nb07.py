@@ -1,6 +1,6 @@
 """Correct answers of 07_compile written differently from the reference."""
 
-from . import Mistake
+from graders.alternatives import Mistake
 
 ALTERNATIVES = [
     Mistake("return-gm", "CompileCounter", '''

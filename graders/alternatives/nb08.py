@@ -1,6 +1,6 @@
 """Correct answers of 08_throughput written differently from the reference."""
 
-from . import Mistake
+from graders.alternatives import Mistake
 
 ALTERNATIVES = [
     Mistake("iterator", "throughput", '''

@@ -1,6 +1,6 @@
 """Common mistakes for 01_devices."""
 
-from . import Mistake
+from graders.mistakes import Mistake
 
 MISTAKES = [
     Mistake("device-string", "pick_device", '''

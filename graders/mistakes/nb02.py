@@ -1,6 +1,6 @@
 """Common mistakes for 02_transfers."""
 
-from . import Mistake
+from graders.mistakes import Mistake
 
 MISTAKES = [
     # -- batch_nbytes -------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Common mistakes for 03_async_timing."""
 
-from . import Mistake
+from graders.mistakes import Mistake
 
 MISTAKES = [
     # -- synchronize --------------------------------------------------------------------------

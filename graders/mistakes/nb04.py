@@ -1,6 +1,6 @@
 """Common mistakes for 04_autocast."""
 
-from . import Mistake
+from graders.mistakes import Mistake
 
 MISTAKES = [
     Mistake("model-half", "amp_forward", '''

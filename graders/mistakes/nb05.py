@@ -1,6 +1,6 @@
 """Common mistakes for 05_gradscaler."""
 
-from . import Mistake
+from graders.mistakes import Mistake
 
 _STEP = '''
 def scaled_train_step(model, x, y, optimizer, scaler, criterion, device_type,

@@ -1,6 +1,6 @@
 """Common mistakes for 06_bf16."""
 
-from . import Mistake
+from graders.mistakes import Mistake
 
 _FIELDS = '''
 def bit_fields(x, dtype):

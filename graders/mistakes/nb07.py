@@ -1,6 +1,6 @@
 """Common mistakes for 07_compile."""
 
-from . import Mistake
+from graders.mistakes import Mistake
 
 _COUNT_OK = '''
 def count_compilations(model, batch_sizes, dynamic) -> int:

@@ -1,6 +1,6 @@
 """Common mistakes for 08_throughput."""
 
-from . import Mistake
+from graders.mistakes import Mistake
 
 MISTAKES = [
     # -- throughput -------------------------------------------------------------------------------------

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from graders import nbtools
+from graders.authoring.samples import reference_answers
 from graders.mistakes import for_notebook
 from graders.paths import NOTEBOOKS, REPO, SOLUTIONS
-from graders.samples import reference_answers
 
 NAME = "01_devices"
 DEMO_CELLS = {"s1-demo", "s1-figure", "s2-demo", "s3-demo", "s4-train", "s4-plot"}

@@ -37,7 +37,8 @@ def made_now(answers: bool) -> bytes:
     """A correct (or untouched) student copy made from today's solutions, as ``graders samples`` makes
     ``samples/submissions``: for grading, where a sample older than an edited notebook would be wrong."""
     import nbformat
-    from graders.samples import reference_answers, submission
+
+    from graders.authoring.samples import reference_answers, submission
     return nbformat.writes(submission(NB, reference_answers(NB) if answers else None)).encode()
 
 

@@ -1,0 +1,1 @@
+"""Checks of the graders themselves: the samples' verdict, selftest, stress."""

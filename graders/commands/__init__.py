@@ -1,0 +1,1 @@
+"""The instructor's commands, one module each (``HELP``, ``add_arguments(parser)``, ``run(args)``)."""

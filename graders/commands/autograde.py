@@ -1,0 +1,32 @@
+from pathlib import Path
+
+HELP = ("grade SUBMISSIONS/<student_id>/*.ipynb (or an nbgrader course's submitted/) with real nbgrader; "
+        "write DIR/grades.csv")
+
+
+def add_arguments(p):
+    p.add_argument("submissions", type=Path)
+    p.add_argument("--out", type=Path, default=None,
+                   help="results folder; grades land in its nbgrader course (DIR/course, or DIR itself when it is an "
+                        "nbgrader course). Default: SUBMISSIONS when it is an nbgrader course folder, else graded")
+    p.add_argument("--notebooks", nargs="*", default=None, help="grade only these notebooks")
+    p.add_argument("--jobs", type=int, default=1, help="students graded at once (default 1; use the core count)")
+    p.add_argument("--shard", default=None, metavar="i/n",
+                   help="grade only shard i of n (students split by a hash of their id); combine with merge")
+    p.add_argument("--students", nargs="*", default=None, help="grade only these students (a regrade)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+def run(args) -> int:
+    from graders.grading.autograde import NothingToGrade, autograde, parse_shard, print_table
+    from graders.paths import is_course
+    out = args.out or (args.submissions if is_course(args.submissions) else Path("graded"))
+    try:
+        rows = autograde(args.submissions, out, names=args.notebooks, jobs=args.jobs,
+                         shard=parse_shard(args.shard), progress=not args.quiet, students=args.students)
+    except NothingToGrade as error:
+        print(f"autograde: {error}")
+        return 2
+    print_table(rows)
+    print(f"\nwrote {out / 'grades.csv'} ({len(rows)} rows: every student and notebook graded into this folder so far)")
+    return 0

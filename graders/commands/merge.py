@@ -1,0 +1,32 @@
+from pathlib import Path
+
+HELP = "combine the results of shards (--shard i/n runs) into one gradebook and grades.csv"
+
+
+def add_arguments(p):
+    p.add_argument("shards", type=Path, nargs="+", help="the --out folders of the shard runs")
+    p.add_argument("--out", type=Path, required=True, help="the combined results folder")
+    p.add_argument("--notebooks", nargs="*", default=None)
+
+
+def run(args) -> int:
+    from graders import course
+    from graders.grading import review
+    from graders.grading.autograde import print_table
+    from graders.grading.merge import merge_gradebooks, merge_reviews, merge_tables
+    from graders.paths import course_root, notebook_names
+
+    names = args.notebooks or notebook_names()
+    out = args.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    missing = [str(s) for s in args.shards if not (Path(s) / "grades.csv").exists()]
+    if missing:  # a shard that never finished: say which, merge nothing, lose nothing
+        print(f"merge: no grades.csv in {', '.join(missing)} (that shard did not finish): grade it again first")
+        return 2
+    course.ensure(course_root(out), names)
+    count = merge_gradebooks(course_root(out), [course_root(Path(s).resolve()) for s in args.shards])
+    merge_tables(out, args.shards, names)
+    merge_reviews(out, args.shards)
+    print_table(review.reapply(out))  # every decision, the shards' and this folder's, applied
+    print(f"\nmerged {count} submissions from {len(args.shards)} shards into {out}")
+    return 0

@@ -1,0 +1,73 @@
+from pathlib import Path
+
+HELP = ("list the notebooks a tamper check flagged for review, with the evidence; --accept or --reject one "
+        "(kept in DIR/reviews.json and applied by every later autograde and merge run)")
+
+
+def add_arguments(p):
+    p.add_argument("graded", type=Path, help="the --out folder of `python -m graders autograde` (or merge)")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--accept", nargs=2, metavar=("STUDENT", "NOTEBOOK"),
+                     help="the finding is harmless: status graded with nbgrader's score")
+    who.add_argument("--reject", nargs=2, metavar=("STUDENT", "NOTEBOOK"),
+                     help="the finding is cheating: status graded with score 0 (or --score)")
+    p.add_argument("--score", type=float, default=None, help="the score to give instead (with --accept or --reject)")
+    p.add_argument("--note", default="", help="a reason, kept with the decision and shown in the message")
+
+
+def _show(rows, store) -> None:
+    from graders.grading.review import key
+
+    pending = [r for r in rows if r.status == "review"]
+    if not pending:
+        print("no notebook is waiting for review")
+    for r in pending:
+        review = store.findings.get(key(r.student_id, r.notebook))
+        score = "withheld" if r.score is None else f"{r.score:g}/{r.max_score:g} (kept)"
+        print(f"{r.student_id} {r.notebook}: score {score}")
+        if review is not None:
+            if review.ran:
+                print(f"    nbgrader's score: {review.nbgrader_score():g}/{r.max_score:g}; submission {review.digest}")
+            for line in review.evidence:
+                print(f"    - {line}")
+    decided = len(store.decisions)
+    print(f"\n{len(pending)} pending; {decided} decision(s) on record in {store.path}")
+
+
+def run(args) -> int:
+    from graders.grading import review
+
+    folder = args.graded.resolve()
+    if not (folder / "grades.csv").exists():
+        print(f"{folder / 'grades.csv'} not found: run `python -m graders autograde` first")
+        return 2
+    store = review.Store(folder)
+    target = args.accept or args.reject
+    if target is None:
+        if args.score is not None:
+            print("--score needs --accept or --reject")
+            return 2
+        from graders.grading.autograde import read_csv
+        _show(read_csv(folder), store)
+        return 0
+    student, notebook = target
+    finding = store.findings.get(review.key(student, notebook))
+    if finding is None:
+        print(f"{student}/{notebook} has no finding to review in {store.path}")
+        return 2
+    if args.accept and args.score is None and not finding.ran:
+        print(f"{student}/{notebook} was not run, so there is no score to accept: give --score, or grade it "
+              "again with GRADER_RUN_FLAGGED=1")
+        return 2
+    if args.score is not None and not 0 <= args.score <= sum(mx for _, mx in finding.cells.values()):
+        print(f"--score {args.score:g} is outside 0..{sum(mx for _, mx in finding.cells.values()):g}")
+        return 2
+    entry = store.decide(student, notebook, "accept" if args.accept else "reject", args.score, args.note)
+    store.save()
+    rows = review.reapply(folder)
+    row = next((r for r in rows if (r.student_id, r.notebook) == (student, notebook)), None)
+    now = "not in grades.csv" if row is None else \
+        f"{row.status} {'-' if row.score is None else f'{row.score:g}'}/{row.max_score:g}"
+    print(f"{entry['decision']}ed {student}/{notebook} (submission {entry['digest']}): {now}")
+    print(f"updated {folder / 'grades.csv'}, {folder / 'grades_detail.csv'} and the gradebook")
+    return 0

@@ -1,0 +1,83 @@
+"""The gradebook's word on the result rows: manual grades given in nbgrader's formgrader.
+
+nbgrader's gradebook is the system of record. A test cell's score there is the instructor's manual
+score when one was given, else the autograder's. ``graders.grading.review`` also writes manual scores (a test
+tampered with while it ran, a rejection); those are listed in ``LEDGER`` beside the gradebook, so that
+every other manual score is known to be the instructor's, is never overwritten, and shows in
+``grades.csv`` as it shows in the formgrader and in every export.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from pathlib import Path
+
+from graders.paths import COURSE_ID
+
+#: the manual scores graders.grading.review wrote: {"student/notebook/grade_id": score}
+LEDGER = "graders_review_scores.json"
+NOTE = "manual grade in the gradebook (formgrader): "
+
+
+def cell_key(student: str, notebook: str, grade_id: str) -> str:
+    return f"{student}/{notebook}/{grade_id}"
+
+
+def read_ledger(root: Path) -> dict[str, float]:
+    path = Path(root) / LEDGER
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def write_ledger(root: Path, ledger: dict[str, float]) -> None:
+    path = Path(root) / LEDGER
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(dict(sorted(ledger.items())), indent=1) + "\n")
+    os.replace(tmp, path)
+
+
+def is_instructors(manual: float | None, ours: float | None) -> bool:
+    """A manual score the review did not write (or changed since it wrote it)."""
+    return manual is not None and (ours is None or abs(float(manual) - ours) > 1e-9)
+
+
+def instructor_scores(root: Path) -> dict[tuple[str, str], dict[str, tuple[float, float | None]]]:
+    """{(student, notebook): {grade_id: (manual score, autograder's score)}} for the instructor's manual grades."""
+    from nbgrader.api import Gradebook
+
+    ledger = read_ledger(root)
+    found: dict = {}
+    with Gradebook(f"sqlite:///{Path(root) / 'gradebook.db'}", course_id=COURSE_ID) as gb:
+        for assignment in gb.assignments:
+            for sub in assignment.submissions:
+                for nb in sub.notebooks:
+                    for grade in nb.grades:
+                        ours = ledger.get(cell_key(sub.student.id, nb.name, grade.name))
+                        if is_instructors(grade.manual_score, ours):
+                            found.setdefault((sub.student.id, nb.name), {})[grade.name] = (
+                                float(grade.manual_score), grade.auto_score)
+    return found
+
+
+def refresh(root: Path, rows: list) -> list:
+    """The rows with the instructor's manual grades in place of the autograder's, and said so."""
+    manual = instructor_scores(root) if (Path(root) / "gradebook.db").exists() else {}
+    return [_with_manual(row, manual.get((row.student_id, row.notebook), {})) for row in rows]
+
+
+def _with_manual(row, manual: dict):
+    if not manual or row.score is None or row.status == "failed":
+        return row
+    cells = dict(row.cells)
+    said = []
+    for gid, (score, auto) in manual.items():
+        if gid in cells:
+            cells[gid] = (score, cells[gid][1])
+            said.append(f"{gid} {score:g}" + ("" if auto is None else f" (autograder: {float(auto):g})"))
+    if not said:
+        return row
+    note = NOTE + ", ".join(said)
+    earlier = [part for part in row.message.split("; ") if part and not part.startswith(NOTE)]  # a rerun's own
+    message = "; ".join([note] + earlier)
+    return dataclasses.replace(row, cells=cells, score=sum(s for s, _ in cells.values()), message=message)

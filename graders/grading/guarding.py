@@ -1,0 +1,57 @@
+"""Step 2, guard: the in-kernel guard's cells (``graders.grading.guard``) added to the submission, with
+the configuration of this run: where the kernel may write, what it may not read, what the tests rely on."""
+
+from __future__ import annotations
+
+import copy
+import shutil
+from pathlib import Path
+
+import nbformat
+
+from graders import limits, machine, nbtools
+from graders.grading import tamper
+from graders.grading.job import Job
+from graders.paths import REPO
+
+
+def guard_config(run: Path, student: str, name: str, release, source, out: Path, item, root: Path,
+                 poisoned: list[str]) -> dict:
+    sources = [c.source for c in release.cells if c.cell_type == "code" and not nbtools.is_solution_cell(c)]
+    sources += [c.source for c in source.cells if nbtools.is_test_cell(c)]
+    read_deny = [str(REPO / "solutions"), str(REPO / ".git"), str(REPO / "graders"), str(REPO / "samples"),
+                 str(Path(out).resolve()), str(Path(root).resolve()), str(run)]
+    if item.folder is not None:
+        read_deny.append(str(Path(item.folder).resolve().parent))
+    return {
+        "cwd": str(run / "course" / "autograded" / student / name),
+        "write_roots": [str(run / "tmp"), str(run / "home"), str(machine.data_dir()), str(machine.mpl_dir())],
+        "read_deny": read_deny,
+        "library_roots": [str(REPO / "gpucourse")],
+        "protected_modules": tamper.PROTECTED_MODULES + tamper.imported_modules(sources),
+        "protected_prefixes": tamper.PROTECTED_PREFIXES,
+        "preload": tamper.PRELOAD + tamper.imported_modules([c.source for c in source.cells if nbtools.is_test_cell(c)]),
+        "trusted_sources": sorted(tamper.source_hash(s) for s in sources),
+        "graded": tamper.graded_functions(release),
+        "namespace_modules": tamper.namespace_modules(sources, [c.source for c in source.cells
+                                                                if nbtools.is_test_cell(c)]),
+        "test_names": tamper.test_names([c.source for c in source.cells if nbtools.is_test_cell(c)]),
+        "max_output_chars": limits.MAX_OUTPUT_CHARS,
+        "poisoned": poisoned,
+    }
+
+
+def add(job: Job, run: Path) -> None:
+    """The guarded submission in the run's ``submitted/`` (with the hand-in's ``timestamp.txt``)."""
+    job.key = tamper.new_key()
+    config = guard_config(run, job.student, job.name, job.release, job.source, job.out, job.item, job.root,
+                          job.poisoned)
+    guards = tamper.guard_sources(job.key[:12], config, job.tests)
+    dest = run / "course" / "submitted" / job.student / job.name / f"{job.name}.ipynb"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(tamper.insert_guards(copy.deepcopy(job.nb), guards), str(dest))
+    stamp = Path(job.item.path).parent / "timestamp.txt" if job.item.path is not None else None
+    if stamp is not None and stamp.is_file():  # nbgrader records it as the submission's time
+        shutil.copy(stamp, dest.parent / "timestamp.txt")
+    with open(job.log_path, "a") as log:
+        log.write(f"=== attempt {job.attempt}: {run}\n")

@@ -1,0 +1,67 @@
+"""What the grading steps of one notebook of one student share (``graders.grading.pipeline``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from graders.intake import match as intake
+
+#: a step's answer that means "grade again from the guard step" (a cell was neutralised)
+RETRY = object()
+
+
+@dataclass
+class Job:
+    root: Path                      # the shared course folder results are published into
+    out: Path                       # the results folder (logs)
+    student: str
+    item: intake.Intake             # what intake found: the notebook, its path, its notes
+    max_score: float
+    release: nbformat.NotebookNode  # the released notebook
+    source: nbformat.NotebookNode   # the instructor's notebook (hidden tests)
+    points: dict                    # grade_id -> points of every test cell
+    nb: nbformat.NotebookNode | None = None   # the repaired submission that is graded
+    notes: list[str] = field(default_factory=list)      # what intake repaired, for the message
+    findings: list[str] = field(default_factory=list)   # the static scan's
+    evidence: list[str] = field(default_factory=list)   # every finding of every attempt
+    broken: list[str] = field(default_factory=list)     # what no repair undoes: the score is withheld
+    poisoned: list[str] = field(default_factory=list)   # tests failed at once (running them stopped grading)
+    skipped: list[str] = field(default_factory=list)    # what a rerun left out, for the message
+    watch: object | None = None     # tamper.FileWatch, when GRADER_WATCH_FILES=1
+    attempt: int = 0                # 1, 2, ...: a rerun after a neutralised cell is the next attempt
+    key: str = ""                   # this attempt's guard key
+    report: object | None = None    # this attempt's tamper.GuardReport
+    graded: Path | None = None      # this attempt's graded notebook
+    cells: dict = field(default_factory=dict)       # grade_id -> (score, points), as scored
+    untrusted: list[str] = field(default_factory=list)  # tests during which something was tampered with
+    extra: list[str] = field(default_factory=list)  # the message's remarks on this run
+    row: object | None = None       # the result, once judged
+
+    @property
+    def name(self) -> str:
+        return self.item.notebook
+
+    @property
+    def tests(self) -> list[str]:
+        return list(self.points)
+
+    @property
+    def log_path(self) -> Path:
+        return Path(self.out) / "logs" / self.student / f"{self.name}.log"
+
+    def log_findings(self) -> None:
+        with open(self.log_path, "a") as log:
+            log.write("=== findings (for review)\n" + "\n".join(self.evidence) + "\n")
+
+    def test_sources(self) -> list[str]:
+        from graders import nbtools
+        return [c.source for c in self.source.cells if nbtools.is_test_cell(c)]
+
+    def trusted_sources(self) -> list[str]:
+        """The code the grader trusts: the released cells a student does not write, and the tests."""
+        from graders import nbtools
+        released = [c.source for c in self.release.cells if c.cell_type == "code" and not nbtools.is_solution_cell(c)]
+        return released + self.test_sources()

@@ -1,0 +1,111 @@
+"""Combine gradebooks and result tables graded in separate course folders into one.
+
+Parallel workers (``--jobs``) and shards on other machines (``--shard i/n``) each grade into a
+copy of the course folder; this puts their submissions, grades, comments, flags and graded
+notebooks into one course folder, so that ``nbgrader generate_feedback`` and ``nbgrader export`` see
+them all, and their reviews (``reviews.json``: findings and decisions) into one, so that merged rows
+keep status ``review`` until decided (``graders.grading.review``).
+"""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+from graders.grading.gradebook_rows import cell_key, is_instructors, read_ledger
+from graders.paths import COURSE_ID
+
+
+def merge_gradebooks(target_root: Path, source_roots: list[Path]) -> int:
+    """Copy every submission of the sources' gradebooks into the target's; return how many."""
+    from nbgrader.api import Gradebook
+
+    count = 0
+    with Gradebook(f"sqlite:///{target_root / 'gradebook.db'}", course_id=COURSE_ID) as target:
+        for root in source_roots:
+            ledger = read_ledger(root)
+            with Gradebook(f"sqlite:///{root / 'gradebook.db'}", course_id=COURSE_ID) as source:
+                for assignment in source.assignments:
+                    for sub in assignment.submissions:
+                        _copy_submission(source, target, assignment.name, sub.student.id, sub.timestamp, ledger)
+                        _copy_folders(root, target_root, assignment.name, sub.student.id)
+                        count += 1
+    return count
+
+
+def _copy_submission(source, target, assignment: str, student: str, timestamp, ledger: dict) -> None:
+    """The source's autograder scores, comments and flag into the target, whose manual grades stay.
+
+    A manual score an instructor gave in the source (one its review did not write: not in its
+    ``ledger``) is copied where the target has none; the review's own are written again for the
+    target by ``review.reapply`` after a merge.
+    """
+    target.update_or_create_student(student)
+    target.update_or_create_submission(assignment, student, **({"timestamp": timestamp} if timestamp else {}))
+    for nb in source.find_submission(assignment, student).notebooks:
+        for grade in nb.grades:
+            new = target.find_grade(grade.name, nb.name, assignment, student)
+            before, new.auto_score = new.auto_score, grade.auto_score
+            new.extra_credit = grade.extra_credit
+            theirs = is_instructors(grade.manual_score, ledger.get(cell_key(student, nb.name, grade.name)))
+            if theirs and new.manual_score is None:
+                new.manual_score = grade.manual_score
+            new.needs_manual_grade = grade.auto_score is None or (new.manual_score is not None
+                                                                  and before != grade.auto_score)
+        for comment in nb.comments:
+            new = target.find_comment(comment.name, nb.name, assignment, student)
+            new.auto_comment = comment.auto_comment
+        target.find_submission_notebook(nb.name, assignment, student).flagged = nb.flagged
+    target.db.commit()
+
+
+def _copy_folders(source_root: Path, target_root: Path, assignment: str, student: str) -> None:
+    for step in ("submitted", "autograded"):
+        src = source_root / step / student / assignment
+        if src.exists() and source_root != target_root:
+            dest = target_root / step / student / assignment
+            if dest.exists():
+                shutil.rmtree(dest)
+            shutil.copytree(src, dest)
+
+
+def merge_reviews(out: Path, shard_dirs: list[Path]) -> None:
+    """Every shard's findings and decisions into ``out/reviews.json`` (its own decisions kept)."""
+    from graders.grading.review import Store
+
+    store = Store(out)
+    for shard in shard_dirs:
+        store.merge(Store(Path(shard)))
+    store.save()
+
+
+def merge_tables(out: Path, shard_dirs: list[Path], names: list[str]) -> list[dict]:
+    """The shards' grades.csv and grades_detail.csv into ``out``'s, sorted by student.
+
+    A pair (student, notebook) a shard graded replaces ``out``'s earlier row of it; every other
+    earlier row of ``out`` stays (a merge adds and updates, never deletes).
+    """
+    order = {name: i for i, name in enumerate(names)}
+    for table in ("grades.csv", "grades_detail.csv"):
+        rows, header = [], None
+        for shard in shard_dirs:
+            with open(Path(shard) / table, newline="") as f:
+                reader = csv.DictReader(f)
+                header = reader.fieldnames
+                rows.extend(reader)
+        pairs = [(r["student_id"], r["notebook"]) for r in rows if table == "grades.csv"]
+        if len(pairs) != len(set(pairs)):
+            raise ValueError(f"{table}: a student appears in more than one shard")
+        graded = {(r["student_id"], r["notebook"]) for r in rows}
+        if (out / table).exists() and Path(out).resolve() not in [Path(d).resolve() for d in shard_dirs]:
+            with open(out / table, newline="") as f:
+                rows.extend(r for r in csv.DictReader(f) if (r["student_id"], r["notebook"]) not in graded)
+        rows.sort(key=lambda r: (r["student_id"], order.get(r["notebook"], 99)))
+        with open(out / table, "w", newline="") as f:
+            writer = csv.DictWriter(f, header)
+            writer.writeheader()
+            writer.writerows(rows)
+        if table == "grades.csv":
+            merged = rows
+    return merged

@@ -1,0 +1,1 @@
+"""Intake: an LMS download or per-student folders, into one clean notebook per student and assignment."""

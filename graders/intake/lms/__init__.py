@@ -1,0 +1,120 @@
+"""Readers of LMS downloads: each turns one layout into hand-ins (who, when, which files).
+
+A reader module has ``NAME`` (the LMS), ``LOOKS_FOR`` (the names it recognises, for messages) and
+``read(root) -> (hand_ins, skipped) | None``: ``None`` when ``root`` is not its layout. Readers only
+say whose files are whose; matching a file to a released notebook is ``graders.intake.match``'s job.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nbgrader.plugins import FileNameCollectorPlugin
+
+#: files that operating systems and browsers add; listed in the report as ignored, never filed
+SYSTEM_FILES = {".DS_Store", "Thumbs.db", "desktop.ini", ".localized"}
+SYSTEM_DIRS = {"__MACOSX", ".ipynb_checkpoints", ".git", "__pycache__"}
+
+
+class NamedCollector(FileNameCollectorPlugin):
+    """nbgrader's file-name collector for an LMS's names; subclasses set ``named_regexp``.
+
+    Works on its own too: ``nbgrader zip_collect A --collector=graders.intake.lms.canvas.CanvasCollector``
+    files each match under the released name (Colab's and browsers' renames undone).
+    """
+
+    def parse(self, filename: str) -> dict | None:
+        """The named groups for one file name (its directory dropped), or None; logs nothing."""
+        match = re.match(self.named_regexp, os.path.basename(filename))
+        return match.groupdict() if match else None
+
+    def parsed_files(self, root: Path, pattern: str) -> tuple[list[tuple[Path, str, dict]], list["Skipped"]]:
+        """``(path, its top-level name, the name's groups)`` of every file under ``root`` whose top-level
+        entry (the file itself, or a folder an instructor unzipped into) has this LMS's name; every other
+        file is reported as not following ``pattern``, and system files as system files."""
+        paths, skipped = split_system(root, files_under(root))
+        parsed = []
+        for path in paths:
+            first = Path(rel(root, path)).parts[0]
+            info = self.parse(first)
+            if info is None:
+                skipped.append(Skipped(str(path), f"the name does not follow {pattern}: whose is it?"))
+            else:
+                parsed.append((path, first, info))
+        return parsed, skipped
+
+    def collect(self, submitted_file: str) -> dict | None:
+        info = super().collect(os.path.basename(submitted_file))  # zip_collect passes whole paths
+        if info:
+            from graders.intake.match import normalise_name
+            info["file_id"] = normalise_name(info["file_id"]) + ".ipynb"
+        return info
+
+
+@dataclass
+class HandIn:
+    """What one student handed in, as the LMS names it."""
+    lms: str
+    key: str                        # what identifies the person in this LMS (stable across downloads)
+    name: str = ""                  # as the LMS shows it
+    lms_id: str = ""                # the LMS's id for the person (Canvas user id, Moodle participant id, SID)
+    email: str = ""
+    submission_id: str = ""
+    submitted_at: float | None = None   # epoch seconds, when the LMS records it (else each file's time)
+    late: bool | None = None            # only when the LMS marks it
+    files: list[tuple[Path, str]] = field(default_factory=list)  # (path, the name the student gave it)
+    student_id: str = ""            # given by graders.intake.collect
+
+
+@dataclass
+class Skipped:
+    """A file that is not filed, and why."""
+    file: str
+    reason: str
+    student: str = ""
+
+
+def is_system(path: Path) -> bool:
+    return path.name in SYSTEM_FILES or path.name.startswith("._") or bool(SYSTEM_DIRS & set(path.parts))
+
+
+def files_under(folder: Path) -> list[Path]:
+    return sorted(p for p in Path(folder).rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def split_system(root: Path, paths: list[Path]) -> tuple[list[Path], list[Skipped]]:
+    """Keep the student's files; list what the OS added (``__MACOSX``, ``.DS_Store``) as ignored."""
+    keep, skipped = [], []
+    for p in paths:
+        if is_system(p.relative_to(root)):
+            skipped.append(Skipped(str(p), "ignored: a file the operating system adds, not a hand-in"))
+        else:
+            keep.append(p)
+    return keep, skipped
+
+
+def rel(root: Path, path: Path) -> str:
+    return str(Path(path).relative_to(root))
+
+
+def slug(name: str) -> str:
+    """``'Ada Lovelace'`` -> ``'ada_lovelace'``: a folder name nbgrader accepts as a student id."""
+    text = re.sub(r"[^\w.@-]+", "_", name.strip(), flags=re.ASCII).strip("_.").lower()
+    return text or "unknown"
+
+
+def epoch(value) -> float | None:
+    """A time from metadata (datetime or ISO text, with or without zone) as epoch seconds."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime.datetime):
+        return value.timestamp()
+    import dateutil.parser  # nbgrader's own dependency, as nbgrader parses times with it
+    try:
+        return dateutil.parser.parse(str(value)).timestamp()
+    except (ValueError, OverflowError):
+        return None

@@ -1,0 +1,45 @@
+"""Google Classroom: the assignment's Drive folder, downloaded from Drive as a zip.
+
+Drive zips the folder as ``<folder>-<date>T<time>Z-001.zip`` holding the files as they are in the
+folder. Copies Classroom makes for each student ("Make a copy for each student") are named
+``<Student Name> - <file name>``; files students upload keep their own names, with nothing that says
+whose they are. There is no stable id in a Drive download: the student id is made from the name
+(``Ada Lovelace`` -> ``ada_lovelace``), and a file without a name is reported, not guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from graders.intake.lms import HandIn, Skipped, files_under, slug, split_system
+
+NAME = "Google Classroom"
+LOOKS_FOR = "Google Classroom: '<Student Name> - <notebook>.ipynb' (the Drive folder or its zip)"
+PATTERN = re.compile(r"^(?P<name>.+?) - (?P<file>.+)$")
+
+
+def _owner(filename: str, names: list[str]) -> tuple[str, str] | None:
+    """``('Ada Lovelace', '01_devices.ipynb')``, or None when no student's name leads the file name."""
+    from graders.intake.match import name_matches
+    match = PATTERN.match(filename)
+    if not match or any(name_matches(match["name"], n) for n in names):  # "01_devices - Copy.ipynb"
+        return None
+    return match["name"], match["file"]
+
+
+def read(root: Path, names: list[str]) -> tuple[list[HandIn], list[Skipped]] | None:
+    if not any(_owner(p.name, names) for p in root.iterdir() if p.is_file()):
+        return None
+    paths, skipped = split_system(root, files_under(root))
+    hand_ins: dict[str, HandIn] = {}
+    for path in paths:
+        owner = _owner(path.name, names)
+        if owner is None:
+            skipped.append(Skipped(str(path), "no student's name in the file name (Classroom adds "
+                                   "'<Name> - ' only to the copies it makes): put it in a folder named by the "
+                                   "student and collect that folder"))
+            continue
+        name, given = owner
+        hand_ins.setdefault(slug(name), HandIn(NAME, key=slug(name), name=name)).files.append((path, given))
+    return list(hand_ins.values()), skipped

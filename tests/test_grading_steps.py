@@ -1,0 +1,244 @@
+"""The grading steps of ``graders.grading.pipeline``, each on its own: no nbgrader run, no kernel.
+
+The end-to-end runs (tests/test_grading.py, tests/test_adversarial.py) show the steps together;
+these show what each promises, fast, and fail when one of them breaks it.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from graders import authoring, limits, nbtools
+from graders.grading import execute, guarding, judge, pipeline, publish, rundir, sanitize, score, tamper
+from graders.grading.job import RETRY, Job
+from graders.grading.row import Row
+from graders.intake import match as intake
+from graders.paths import COURSE_ID
+
+
+def released():
+    return authoring.notebook([
+        authoring.md("intro", "# A notebook"),
+        authoring.solution("answer", "def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION\n"),
+        authoring.tests("test_double", 2, "assert double(2) == 4\n### BEGIN HIDDEN TESTS\nassert double(3) == 6\n"
+                                          "### END HIDDEN TESTS\n"),
+        authoring.tests("test_more", 3, "assert double(0) == 0\n"),
+    ])
+
+
+def job(tmp_path: Path, nb=None, **kw) -> Job:
+    release = released()
+    item = intake.Intake("nb", path=kw.pop("path", None), nb=nb or copy.deepcopy(release), folder=tmp_path / "in" / "s")
+    return Job(tmp_path / "course", tmp_path / "out", "s", item, 5.0, release, release,
+               nbtools.test_points(release), **kw)
+
+
+# -- the pipeline's declaration --------------------------------------------------------------
+def test_the_steps_are_declared_in_order():
+    names = [f"{s.__module__.rsplit('.', 1)[1]}.{s.__name__}" for s in pipeline.PREPARE + pipeline.RUN]
+    assert names == ["sanitize.repair", "sanitize.scan", "guarding.add", "execute.execute", "score.score",
+                     "judge.judge", "publish.publish"]
+
+
+def test_a_retry_grades_again_from_the_guard_step_and_a_row_ends_it(tmp_path, monkeypatch):
+    calls = []
+    answers = iter([None, RETRY, None, Row("s", "nb", 1.0, 5.0, "graded")])
+    monkeypatch.setattr(pipeline, "PREPARE", ())
+    monkeypatch.setattr(pipeline, "RUN", (lambda j, r: calls.append(("guard", j.attempt)),
+                                          lambda j, r: next(answers), lambda j, r: next(answers)))
+    monkeypatch.setattr(pipeline, "start", lambda *a: job(tmp_path))
+    monkeypatch.setattr(rundir, "make", lambda root, name: Path(tmp_path / f"run{len(calls)}"))
+    row = pipeline.grade_one(tmp_path, tmp_path, "s", intake.Intake("nb", nb=released()), 5.0)
+    assert row.score == 1.0 and calls == [("guard", 1), ("guard", 2)]
+
+
+def test_a_problem_found_at_intake_is_a_failed_row_and_runs_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr(pipeline, "start", lambda *a: pytest.fail("nothing may run"))
+    row = pipeline.grade_one(tmp_path, tmp_path, "s", intake.Intake("nb", problem="not valid JSON"), 5.0)
+    assert (row.status, row.score, row.message) == ("failed", 0.0, "not valid JSON")
+
+
+# -- sanitize ---------------------------------------------------------------------------------
+def test_repair_grades_a_copy_and_says_what_it_repaired(tmp_path):
+    nb = released()
+    del nb.cells[2]  # the student deleted a test cell
+    j = job(tmp_path, nb=nb)
+    sanitize.repair(j)
+    assert len(j.nb.cells) == 4 and len(j.item.nb.cells) == 3  # put back, in the copy only
+    assert any("test_double" in note for note in j.notes)
+
+
+@pytest.mark.parametrize("run_flagged", [True, False])
+def test_scan_finds_tampering_and_runs_it_only_when_allowed(tmp_path, monkeypatch, run_flagged):
+    nb = released()
+    nb.cells[1].source = "import builtins\nbuiltins.isinstance = lambda *a: True\ndef double(x):\n    return 2 * x\n"
+    j = job(tmp_path, nb=nb)
+    sanitize.repair(j)
+    monkeypatch.setattr(limits, "RUN_FLAGGED", run_flagged)
+    row = sanitize.scan(j)
+    assert j.findings and "isinstance" in " ".join(j.findings)
+    if run_flagged:
+        assert row is None
+    else:
+        assert (row.status, row.score) == ("review", None) and "not run" in row.message
+
+
+def test_scan_leaves_a_good_faith_answer_alone(tmp_path):
+    nb = released()
+    nb.cells[1].source = "from time import time\n_cache = {}\ndef double(x):\n    start = time()\n    return x + x\n"
+    j = job(tmp_path, nb=nb)
+    sanitize.repair(j)
+    assert sanitize.scan(j) is None and j.findings == []
+
+
+# -- the private folder and the guard ---------------------------------------------------------
+def course_folder(root: Path) -> None:
+    for rel, text in (("gradebook.db", "db v1"), ("release/nb/nb.ipynb", "{}"), ("release/other/other.ipynb", "{}"),
+                      ("source/nb/nb.ipynb", "solutions!"), ("nbgrader_config.py", "c.Anything = 1")):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+def test_a_private_folder_holds_one_release_no_solutions_and_the_projects_config(tmp_path):
+    root = tmp_path / "course"
+    course_folder(root)
+    run = rundir.make(root, "nb")
+    assert (run / "course" / "release" / "nb" / "nb.ipynb").exists()
+    assert not (run / "course" / "release" / "other").exists()
+    assert not (run / "course" / "source" / "nb" / "nb.ipynb").exists()  # the solutions stay out
+    assert (run / "course" / "nbgrader_config.py").read_text().startswith("# written by graders.course")
+    (root / "gradebook.db").write_text("db changed after the first run")  # cannot feed a later run
+    assert (rundir.make(root, "nb") / "course" / "gradebook.db").read_text() == "db v1"
+
+
+def test_the_kernels_environment_is_private(tmp_path, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", "/evil")
+    monkeypatch.setenv("PYTHONSTARTUP", "/evil.py")
+    env = rundir.environment(tmp_path, "k" * 32)
+    assert "PYTHONPATH" not in env and "PYTHONSTARTUP" not in env
+    assert env["HOME"] == str(tmp_path / "home") and env["TMPDIR"] == str(tmp_path / "tmp")
+
+
+def test_the_guard_step_writes_the_guarded_copy_and_the_hand_ins_time(tmp_path):
+    hand_in = tmp_path / "in" / "s" / "nb.ipynb"
+    hand_in.parent.mkdir(parents=True)
+    nbformat.write(released(), str(hand_in))
+    (hand_in.parent / "timestamp.txt").write_text("2026-11-30 21:15:00.000000 UTC\n")
+    j = job(tmp_path, path=hand_in)
+    j.nb, j.attempt = copy.deepcopy(j.item.nb), 1
+    j.log_path.parent.mkdir(parents=True)
+    run = tmp_path / "run"
+    guarding.add(j, run)
+    written = run / "course" / "submitted" / "s" / "nb"
+    guarded = nbtools.read(written / "nb.ipynb")
+    assert sum(1 for c in guarded.cells if tamper.MARK in c.source) >= 2 and len(j.nb.cells) == 4
+    assert (written / "timestamp.txt").read_text().startswith("2026-11-30")
+    config = guarding.guard_config(run, "s", "nb", j.release, j.source, j.out, j.item, j.root, [])
+    assert str(j.root.resolve()) in config["read_deny"] and str(run / "tmp") in config["write_roots"]
+
+
+# -- execute ----------------------------------------------------------------------------------
+def test_failure_reasons_are_sentences():
+    assert "600 s" in execute.failure_reason(None, "") or "limit" in execute.failure_reason(None, "")
+    assert "kernel died" in execute.failure_reason(1, "DeadKernelError: Kernel died")
+    assert "out of memory" in execute.failure_reason(1, "MemoryError")
+    assert "larger than its points" in execute.failure_reason(1, "partial credit cannot be greater than")
+    assert execute.failure_reason(3, "nothing useful") == "nbgrader exited with status 3"
+
+
+def test_neutralise_replaces_the_students_cell_and_never_a_test():
+    nb = released()
+    answer, test = nb.cells[1], nb.cells[2]
+    assert execute.neutralise(nb, tamper.source_hash(test.source)) is None
+    assert execute.neutralise(nb, tamper.source_hash(answer.source)) == "answer"
+    assert "skipped this cell" in nb.cells[1].source and "assert double(2)" in nb.cells[2].source
+
+
+def test_timeouts_name_the_interrupted_cells():
+    nb = released()
+    nb.cells[1].outputs = [nbformat.v4.new_output("error", ename="CellTimeoutError", evalue="", traceback=[])]
+    assert execute.timeouts(nb) == ["answer"]
+
+
+# -- score, judge, publish --------------------------------------------------------------------
+def gradebook(db: Path, auto: dict[str, float]) -> None:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{db}", course_id=COURSE_ID) as gb:
+        gb.update_or_create_assignment("nb")
+        gb.update_or_create_notebook("nb", "nb")
+        for gid, pts in (("test_double", 2.0), ("test_more", 3.0)):
+            gb.update_or_create_grade_cell(gid, "nb", "nb", max_score=pts, cell_type="code")
+        gb.update_or_create_student("s")
+        gb.add_submission("nb", "s")
+        for gid, value in auto.items():
+            gb.find_grade(gid, "nb", "nb", "s").auto_score = value
+        gb.db.commit()
+
+
+def graded_notebook(passed: set[str]):
+    nb = released()
+    for cell in nb.cells:
+        if nbtools.is_test_cell(cell) and nbtools.grade_id(cell) not in passed:
+            cell.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue="", traceback=[])]
+    return nb
+
+
+def scored_job(tmp_path, auto, passed, per_test=None):
+    run = tmp_path / "run"
+    (run / "course").mkdir(parents=True)
+    gradebook(run / "course" / "gradebook.db", auto)
+    j = job(tmp_path)
+    j.graded = tmp_path / "graded.ipynb"
+    nbformat.write(graded_notebook(passed), str(j.graded))
+    j.report = tamper.GuardReport(per_test=per_test or {})
+    score.score(j, run)
+    return j, run
+
+
+def test_scores_are_nbgraders_when_the_graded_notebook_agrees(tmp_path):
+    j, run = scored_job(tmp_path, {"test_double": 2.0, "test_more": 0.0}, {"test_double"})
+    assert j.cells == {"test_double": (2.0, 2.0), "test_more": (0.0, 3.0)} and j.broken == [] and j.evidence == []
+    judge.judge(j, run)
+    assert (j.row.status, j.row.score) == ("graded", 2.0)
+
+
+def test_a_gradebook_that_disagrees_with_the_notebook_withholds_the_score(tmp_path):
+    j, run = scored_job(tmp_path, {"test_double": 2.0, "test_more": 3.0}, {"test_double"})
+    assert "the gradebook and the graded notebook disagree" in j.broken
+    j.log_path.parent.mkdir(parents=True)
+    judge.judge(j, run)
+    assert (j.row.status, j.row.score) == ("review", None)
+
+
+def test_a_test_tampered_with_while_it_ran_scores_0_until_reviewed(tmp_path):
+    j, run = scored_job(tmp_path, {"test_double": 2.0, "test_more": 3.0}, {"test_double", "test_more"},
+                        per_test={"test_more": ["torch.allclose replaced while test_more ran"]})
+    assert j.untrusted == ["test_more"] and j.broken == []
+    j.log_path.parent.mkdir(parents=True)
+    judge.judge(j, run)
+    assert (j.row.status, j.row.score) == ("review", 2.0) and "test_more scores 0" in j.row.message
+
+
+def test_publish_files_the_hand_in_not_the_guarded_copy_and_keeps_a_manual_grade(tmp_path):
+    from nbgrader.api import Gradebook
+
+    j, run = scored_job(tmp_path, {"test_double": 2.0, "test_more": 0.0}, {"test_double"})
+    j.root.mkdir(parents=True)
+    gradebook(j.root / "gradebook.db", {"test_double": 0.0, "test_more": 0.0})
+    with Gradebook(f"sqlite:///{j.root / 'gradebook.db'}", course_id=COURSE_ID) as gb:
+        gb.find_grade("test_more", "nb", "nb", "s").manual_score = 1.5  # the instructor's, in the formgrader
+        gb.db.commit()
+    (run / "course" / "autograded" / "s" / "nb").mkdir(parents=True)
+    j.row = Row("s", "nb", 2.0, 5.0, "graded")
+    assert publish.publish(j, run) is j.row
+    filed = nbtools.read(j.root / "submitted" / "s" / "nb" / "nb.ipynb")
+    assert not any(tamper.MARK in c.source for c in filed.cells)
+    with Gradebook(f"sqlite:///{j.root / 'gradebook.db'}", course_id=COURSE_ID) as gb:
+        more = gb.find_grade("test_more", "nb", "nb", "s")
+        assert (more.auto_score, more.manual_score) == (0.0, 1.5)
+        assert gb.find_grade("test_double", "nb", "nb", "s").auto_score == 2.0
