@@ -1,7 +1,7 @@
 """``submit-slurm`` on a live one-node Slurm cluster equals a serial ``autograde``; failed shards are
 named, the others kept, and a rerun of only those completes the result.
 
-The cluster (``graders.slurm_local``) is started in a temp folder on free ports and stopped at the
+The cluster (``graders.checks.slurm_cluster``) is started in a temp folder on free ports and stopped at the
 end, whatever happens. It has 2 cpus and every task asks for 1, so at most 2 tasks run at once.
 """
 
@@ -13,10 +13,10 @@ import os
 
 import pytest
 
-from graders import slurm
 from graders.__main__ import main
+from graders.checks.slurm_cluster import local_cluster, missing_binaries
+from graders.grading import slurm
 from graders.paths import SAMPLES
-from graders.slurm_local import local_cluster, missing_binaries
 
 NAME = "01_devices"  # one of the fastest notebooks to grade (docs/scaling.md)
 FIELDS = ("student_id", "notebook", "score", "status")
@@ -100,7 +100,7 @@ def cluster():
 
 @pytest.fixture(scope="module")
 def serial(tmp_path_factory):
-    from graders.autograde import autograde
+    from graders.grading.autograde import autograde
     out = tmp_path_factory.mktemp("serial")
     autograde(SAMPLES, out, names=[NAME], progress=False)
     return _rows(out / "grades.csv")

@@ -4,7 +4,7 @@
 this process, with their own ``slurm.conf``, state, spool and logs under one folder and on free
 ports, so they cannot meet a cluster already running on the machine. ``AuthType=auth/none``: no
 munge daemon to start, which is fine for a cluster only localhost can reach. No slurmdbd, so
-``sacct`` does not work here; ``graders.slurm`` reads the tasks' own exit files instead.
+``sacct`` does not work here; ``graders.grading.slurm`` reads the tasks' own exit files instead.
 """
 
 from __future__ import annotations

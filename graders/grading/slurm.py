@@ -28,7 +28,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .paths import REPO
+from graders.paths import REPO
 
 MARK = "graders-slurm:"  # prefix of the lines the scripts log about themselves (times, exit code)
 
@@ -89,7 +89,7 @@ def shard_script(plan: Plan) -> str:
         "i=$SLURM_ARRAY_TASK_ID",
         f"rm -f {status}/shard-$i.exit",
         # os.cpu_count() sees the whole node, not this task's cpus: one thread per kernel,
-        # one kernel per allocated cpu (--jobs), as graders.cores does on a machine of our own
+        # one kernel per allocated cpu (--jobs), as graders.grading.cores does on a machine of our own
         "export OMP_NUM_THREADS=1",
         f'echo "{MARK} start $(date +%s.%N) shard $i/{plan.shards} on $(hostname)"',
         f"{_q(plan.python)} -m graders autograde {_q(plan.submissions)} --out {_q(plan.path('shards'))}/$i "
@@ -173,7 +173,7 @@ def seed_courses(plan: Plan, tasks: list[int]) -> None:
     empty shard's 30 s here). ``course.ensure`` in the task then finds the assignments generated and
     keeps them. Only an optimisation: a shard it cannot seed generates its own course.
     """
-    from . import course
+    from graders import course
     todo = [plan.path("shards", str(i), "course") for i in tasks]
     todo = [d for d in todo if not d.exists() and not d.parent.is_file()]
     if not todo:
@@ -268,7 +268,7 @@ class ShardState:
 
 
 def shard_students(plan: Plan) -> dict[int, list[str]]:
-    from .autograde import in_shard, students_in
+    from graders.grading.autograde import in_shard, students_in
     names = [f.name for f in students_in(Path(plan.submissions))]
     return {i: [s for s in names if in_shard(s, (i, plan.shards))] for i in range(1, plan.shards + 1)}
 

@@ -38,7 +38,7 @@ RESOURCES = {"cpus_per_task": "cpus_per_task", "mem": "mem", "time": "time", "pa
 
 def _plan(args):
     """A new plan from the arguments, or WORK's own for a rerun (which must not change the split)."""
-    from .slurm import Plan
+    from graders.grading.slurm import Plan
     work = args.work.resolve()
     saved = Plan.load(work) if (work / "plan.json").exists() else None
     if args.only_failed or args.only or args.status:
@@ -70,7 +70,7 @@ def _rerun_plan(args, saved):
 
 
 def _tasks(args, plan, states) -> list[int]:
-    from .slurm import failed_shards
+    from graders.grading.slurm import failed_shards
     if args.only_failed:
         return failed_shards(states)
     if args.only:
@@ -82,8 +82,8 @@ def _tasks(args, plan, states) -> list[int]:
 
 
 def run(args) -> int:
-    from . import slurm
-    from .autograde import NothingToGrade
+    from graders.grading import slurm
+    from graders.grading.autograde import NothingToGrade
     try:
         plan = _plan(args)
         Path(plan.work).mkdir(parents=True, exist_ok=True)
