@@ -7,7 +7,7 @@ preprocessors):
     RUN     = guarding.add, execute.execute, score.score,       in a private course folder (``rundir``),
               judge.judge, publish.publish                      again after a neutralised cell
 
-1. **sanitize**: the submission repaired against the released notebook (``graders.intake.match.repair``) and
+1. **sanitize**: the submission repaired against the released notebook (``graders.intake.repair``) and
    read, never run, for tampering (``tamper.static_scan``).
 2. **guard**: the in-kernel guard's cells added (``graders.grading.guard``), configured for this run.
 3. **execute**: ``nbgrader autograde`` in a private course folder made for this run alone (fresh copies of the
