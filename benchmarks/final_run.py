@@ -13,10 +13,12 @@ examples per second, and the ratio of the measured time per epoch to the compute
     floor = FLOPs per epoch / matmul FLOP/s measured here at the same shapes,
 
 with FLOPs per epoch = steps x 3 x the forward pass's matmul FLOPs (forward, and a backward that computes the
-gradient of every matmul's two inputs). The FLOP/s is the best of several timings of exactly those six matmuls at
-the run's batch size and precision (bfloat16 matmuls for ``--precision bfloat16``), in this process, with the same threads, taken before and after each run (on a shared machine
-the rate moves with the load; the load average is printed with it). Autograd skips the gradient of the images
-themselves, so the step really runs about 2x the forward matmuls: the second ratio printed uses that floor.
+gradient of every matmul's two inputs), layer by layer for the layers of ``FINAL.model``. The FLOP/s is the best of
+several timings of exactly those matmuls (three per layer) at the run's batch size and precision (bfloat16 matmuls
+for ``--precision bfloat16``), in this process, with the same threads, taken before and after each run (on a shared
+machine the rate moves with the load; the load average is printed with it). Autograd skips the gradient of the
+images themselves (the first layer's input-gradient matmul), so the step really runs less, about 2x the forward
+matmuls with one hidden layer: the second ratio printed uses that floor.
 The course's target on a CPU with the data resident in memory: within 3x of the 3x-forward floor.
 
 Seeded: the same seed gives the same accuracy on the same machine and torch build (threads can change the last
@@ -47,28 +49,35 @@ from gpucourse.training import FINAL, normalize, train  # noqa: E402
 TARGET = 0.91
 
 
-def forward_matmul_flops(batch: int, hidden: int) -> int:
-    """Matmul FLOPs of one forward pass of the MLP on a batch (2 per multiply-add)."""
-    return 2 * batch * (28 * 28 * hidden + hidden * 10)
+def layer_widths(cfg) -> list[int]:
+    """The widths the run's matmuls go through: 784 inputs, each hidden layer of ``FINAL.model``, 10 classes."""
+    return [layer.in_features for layer in cfg.model() if isinstance(layer, torch.nn.Linear)] + [10]
 
 
-def matmul_flops_per_s(batch: int, hidden: int, device: torch.device, dtype=torch.float32, repeats: int = 30) -> float:
-    """Best FLOP/s of the six matmuls of a forward plus full backward at the run's shapes and dtype, timed here."""
+def forward_matmul_flops(batch: int, widths: list[int]) -> int:
+    """Matmul FLOPs of one forward pass of the MLP on a batch (2 per multiply-add), layer by layer."""
+    return sum(2 * batch * n_in * n_out for n_in, n_out in zip(widths, widths[1:]))
+
+
+def matmul_flops_per_s(batch: int, widths: list[int], device: torch.device, dtype=torch.float32,
+                       repeats: int = 30) -> float:
+    """Best FLOP/s of the 3 matmuls per layer of a forward plus full backward at the run's shapes and dtype."""
     g = torch.Generator().manual_seed(0)
-    shapes = ((batch, 784), (hidden, 784), (batch, hidden), (10, hidden), (batch, 10))
-    x, w1, h, w2, gy = (torch.randn(s, generator=g).to(device, dtype) for s in shapes)
+    acts = [torch.randn(batch, n, generator=g).to(device, dtype) for n in widths]      # each layer's input / output
+    weights = [torch.randn(n_out, n_in, generator=g).to(device, dtype) for n_in, n_out in zip(widths, widths[1:])]
 
-    def six_matmuls():
-        x @ w1.T, h @ w2.T                      # forward
-        gy.T @ h, gy @ w2                       # layer 2: weight gradient, input gradient
-        h.T @ x, h @ w1                         # layer 1: weight gradient (h stands in for its gradient), input gradient
-    flops = 3 * forward_matmul_flops(batch, hidden)
+    def all_matmuls():
+        for x, w, out in zip(acts, weights, acts[1:]):       # out stands in for the output and for its gradient
+            x @ w.T                                          # forward
+            out.T @ x                                        # weight gradient
+            out @ w                                          # input gradient
+    flops = 3 * forward_matmul_flops(batch, widths)
     best = float("inf")
     for _ in range(repeats):
         synchronize(device)
         start = time.perf_counter()
         for _ in range(5):
-            six_matmuls()
+            all_matmuls()
         synchronize(device)
         best = min(best, (time.perf_counter() - start) / 5)
     return flops / best
@@ -106,29 +115,32 @@ def main(argv=None) -> int:
 
     cfg = FINAL
     steps = len(x_train) // cfg.batch_size
-    epoch_flops = steps * 3 * forward_matmul_flops(cfg.batch_size, cfg.hidden)
+    widths = layer_widths(cfg)
+    epoch_flops = steps * 3 * forward_matmul_flops(cfg.batch_size, widths)
+    step_share = 1 - 2 * cfg.batch_size * widths[0] * widths[1] * steps / epoch_flops   # no gradient for the images
     print(f"torch {torch.__version__}, device {device}, {torch.get_num_threads()} CPU threads, "
           f"precision {args.precision}{', compiled' if args.compiled else ''}")
     print(f"configuration: {cfg}")
-    print(f"work per epoch: {epoch_flops / 1e12:.3f} TFLOP (3x the forward matmuls of {steps} steps)")
+    print(f"work per epoch: {epoch_flops / 1e12:.3f} TFLOP (3x the forward matmuls of {steps} steps, "
+          f"layers {' -> '.join(map(str, widths))})")
 
     rows = []
     for seed in args.seeds:
-        rate_before = matmul_flops_per_s(cfg.batch_size, cfg.hidden, device, matmul_dtype)
+        rate_before = matmul_flops_per_s(cfg.batch_size, widths, device, matmul_dtype)
         result, _ = train(resident_batches, x_train, y_train, x_test, y_test, cfg, epochs=args.epochs,
                           amp_dtype=amp_dtype, compile_fn=compile_fn, seed=seed,
                           progress=lambda r, s=seed: tqdm(r, desc=f"seed {s}", file=sys.stdout, mininterval=5))
-        flop_rate = max(rate_before, matmul_flops_per_s(cfg.batch_size, cfg.hidden, device, matmul_dtype))
+        flop_rate = max(rate_before, matmul_flops_per_s(cfg.batch_size, widths, device, matmul_dtype))
         floor_3x = epoch_flops / flop_rate
         print(f"matmul rate at these shapes: {flop_rate / 1e9:.1f} GFLOP/s (best before/after; load average "
               f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs); floor per epoch {floor_3x:.2f} s (3x forward), "
-              f"{floor_3x * 2 / 3:.2f} s (2x forward, the matmuls the step runs)")
+              f"{floor_3x * step_share:.2f} s (the matmuls the step runs)")
         per_epoch = result.seconds / args.epochs
         rows.append((seed, result.accuracy, result.seconds, result.examples_per_s, per_epoch / floor_3x))
         print(f"seed {seed}: test accuracy {result.accuracy:.2%} after {args.epochs} epochs, "
               f"{result.seconds:.1f} s of training, {result.examples_per_s:,.0f} examples/s, "
               f"{per_epoch:.2f} s per epoch = {per_epoch / floor_3x:.2f}x the 3x-forward floor "
-              f"({per_epoch / (floor_3x * 2 / 3):.2f}x the 2x-forward floor)", flush=True)
+              f"({per_epoch / (floor_3x * step_share):.2f}x the floor of the matmuls it runs)", flush=True)
 
     accuracies = [r[1] for r in rows]
     print(f"\nsummary over seeds {args.seeds}: test accuracy min {min(accuracies):.2%}, "

@@ -37,8 +37,10 @@ class FinalRun:
 
 #: What notebook 08 trains in full mode on a GPU, and benchmarks/final_run.py measures.
 FINAL = FinalRun()
-#: Epochs of FINAL's schedule that notebook 08 trains in full mode on a CPU: the whole run takes several times
-#: the book's 600 s cell limit on a busy 2-core machine (``benchmarks/final_run.py --epochs 5`` reproduces it).
+#: Epochs that notebook 08 trains in full mode on a CPU: FINAL's configuration on all 60,000 images with its whole
+#: schedule (warm-up, then cosine to zero) compressed into 5 epochs, not the first 5 of 30. The 30 epochs take
+#: several times the book's 600 s cell limit on a busy 2-core machine; 5 took 320 s at a load of 8
+#: (``benchmarks/final_run.py --epochs 5`` reproduces it).
 CPU_EPOCHS = 5
 
 

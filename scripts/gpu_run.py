@@ -413,6 +413,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  notebook {name} (full mode) ...", flush=True)
             notebooks.append(run_notebook(SOLUTIONS / f"{name}.ipynb", work / "executed", args.timeout))
             print(f"    {notebooks[-1]['seconds']:.0f} s {notebooks[-1]['error'] or 'ok'}", flush=True)
+            for key, value in notebooks[-1]["results"].items():     # e.g. 08's final_test_accuracy, final_eps
+                print(f"    RESULT {key} = {value}", flush=True)
     print("  direct measurements ...", flush=True)
     direct = measure()
     tests = None if args.skip_tests else run_cuda_tests()

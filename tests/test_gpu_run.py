@@ -76,3 +76,13 @@ def test_cpu_and_gpu_grades_are_compared_row_by_row(tmp_path):
     (tmp_path / "gpu.csv").write_text(header + "a,01_devices,10,10,graded,\nb,01_devices,8,10,graded,\n")
     assert gpu_run.compare_csv(tmp_path / "cpu.csv", tmp_path / "cpu.csv") == []
     assert gpu_run.compare_csv(tmp_path / "cpu.csv", tmp_path / "gpu.csv") == ["b/01_devices: CPU ('7', 'graded') GPU ('8', 'graded')"]
+
+
+def test_notebook_08_prints_the_final_runs_result_lines():
+    """The results page asks 08 for final_test_accuracy and final_eps: its final-run cell prints both."""
+    gpu_run = load()
+    nb = nbformat.read(str(REPO / "solutions" / "08_throughput.ipynb"), as_version=4)
+    code = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
+    for name, key, _ in gpu_run.EXPECTED:
+        if name == "08_throughput" and key.startswith("final_"):
+            assert f'print(f"RESULT {key} = ' in code, key
