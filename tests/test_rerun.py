@@ -176,7 +176,7 @@ def test_a_canvas_zip_to_a_canvas_import_file_with_the_readme_commands(tmp_path)
     download = canvas(tmp_path / "lms", zipped=True)
     course = tmp_path / "course"
     for args in (("collect", str(download.path), "--course", str(course), "--notebooks", NB),
-                 ("autograde", str(course), "--notebooks", NB),
+                 ("autograde", str(course)),  # grades what was handed in: 01 only, not 8 "missing" notebooks
                  ("export", str(course), "--lms", "canvas", "--due", "2026-01-05T14:03",
                   "--out", str(tmp_path / "canvas.csv"))):
         done = graders(*args)
@@ -187,6 +187,7 @@ def test_a_canvas_zip_to_a_canvas_import_file_with_the_readme_commands(tmp_path)
     assert set(by_canvas_id) == {"340934", "334244", "330001"}  # one row per student, by Canvas user id
     scores = {sid: float(r[NB]) for sid, r in by_canvas_id.items()}
     assert scores["340934"] == 10 and scores["334244"] == 0 and 0 < scores["330001"] < 10
+    assert list(rows(course)) == [("lovelaceada", NB), ("smithbob", NB), ("turingalan", NB)]
     assert rows(course)[("smithbob", NB)]["status"] == "graded"
 
 

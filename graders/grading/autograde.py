@@ -114,7 +114,7 @@ def autograde(submissions: Path, out: Path | None = None, names: list[str] | Non
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     root = course_root(out)
-    names = names or course.released_here(root) or notebook_names()
+    names = names or course_notebooks(root, submissions)
     course.ensure(root, names, **({"solutions": Path(solutions)} if solutions else {}))
     maxima = max_scores(root, names)
     machine.prepare(verbose=progress)
@@ -147,6 +147,18 @@ def autograde(submissions: Path, out: Path | None = None, names: list[str] | Non
         results = list(pool.map(grade_student, folders))
     graded = [row for student_rows in results for row in student_rows]
     return record_run(out, root, graded)
+
+
+def course_notebooks(root: Path, submissions: Path) -> list[str]:
+    """The notebooks to grade when none are named: those of an instructor's course (its ``source/``), else all;
+    from an nbgrader course's ``submitted/``, only the assignments someone handed in (a week's LMS download
+    holds one notebook: the others are not "missing" for every student)."""
+    names = course.released_here(root) or notebook_names()
+    folder = Path(submissions) / "submitted"
+    if folder.is_dir():
+        handed_in = {p.name for p in folder.glob("*/*") if p.is_dir()}
+        names = [n for n in names if n in handed_in] or names
+    return names
 
 
 def record_run(out: Path, root: Path, graded: list[Row]) -> list[Row]:
