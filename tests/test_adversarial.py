@@ -128,9 +128,9 @@ def test_output_flood_is_cut_in_the_kernel(graded):
 def test_feedback_and_summary(graded, tmp_path):
     from graders.export.feedback import class_summary, student_feedback
     pages, _refused = student_feedback(graded["dir"], tmp_path / "feedback", [adversarial.NAME])
-    students = {p.parent.name for p in pages}
+    students = {p.parent.parent.name for p in pages}
     assert {"aaa-clean", "mmm-clean-mistakes", "colab-saved"} <= students
-    text = (tmp_path / "feedback" / "mmm-clean-mistakes" / f"{adversarial.NAME}.html").read_text()
+    text = (tmp_path / "feedback" / "mmm-clean-mistakes" / adversarial.NAME / f"{adversarial.NAME}.html").read_text()
     assert "[FAIL]" in text and "BEGIN HIDDEN TESTS" not in text and "_expected" not in text
     table = class_summary(graded["dir"], tmp_path)
     assert {r["exercise"] for r in table} == set(adversarial.POINTS)

@@ -218,7 +218,7 @@ def test_a_flagged_submission_end_to_end(tmp_path):
 
     pages, refused = student_feedback(out, tmp_path / "feedback", [adv.NAME])
     assert not refused and len(pages) == 2
-    page = (tmp_path / "feedback" / "patched" / f"{adv.NAME}.html").read_text()
+    page = (tmp_path / "feedback" / "patched" / adv.NAME / f"{adv.NAME}.html").read_text()
     for word in ("flagged", "tamper", "review", "REVIEW", "torch.allclose was replaced"):
         assert word not in page, f"the feedback page mentions {word!r}"
 

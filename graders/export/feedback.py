@@ -84,7 +84,7 @@ def leaks(html_text: str, secret_lines: set[str], shown_source: str = "") -> lis
 
 def student_feedback(graded_dir: Path, dest: Path,
                      names: list[str] | None = None) -> tuple[list[Path], list[str]]:
-    """Write ``dest/<student>/<notebook>.html`` for every graded notebook of ``graded_dir``'s course.
+    """Write ``dest/<student>/<notebook>/<notebook>.html`` for every graded notebook of ``graded_dir``'s course.
 
     Returns the pages written, and the pages refused (with the reason) because they would show
     hidden tests.
@@ -129,7 +129,8 @@ def student_feedback(graded_dir: Path, dest: Path,
                 if found:  # never hand out such a page
                     problems.append(f"{student}/{name}: not written, it would show hidden tests: {found[:2]}")
                     continue
-                out = Path(dest) / student / f"{name}.html"
+                # nbgrader's own layout (feedback/<student>/<assignment>/), which `nbgrader release_feedback` reads
+                out = Path(dest) / student / name / f"{name}.html"
                 out.parent.mkdir(parents=True, exist_ok=True)
                 out.write_text(text, encoding="utf-8")
                 written.append(out)
