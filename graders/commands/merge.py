@@ -13,7 +13,7 @@ def run(args) -> int:
     from graders import course
     from graders.grading import review
     from graders.grading.autograde import print_table
-    from graders.grading.merge import merge_gradebooks, merge_reviews, merge_tables
+    from graders.grading.merge import merge_gradebooks, merge_reviews, merge_tables, seed_course
     from graders.paths import course_root, notebook_names
 
     names = args.notebooks or notebook_names()
@@ -23,8 +23,10 @@ def run(args) -> int:
     if missing:  # a shard that never finished: say which, merge nothing, lose nothing
         print(f"merge: no grades.csv in {', '.join(missing)} (that shard did not finish): grade it again first")
         return 2
+    shard_courses = [course_root(Path(s).resolve()) for s in args.shards]
+    seed_course(course_root(out), shard_courses[0])
     course.ensure(course_root(out), names)
-    count = merge_gradebooks(course_root(out), [course_root(Path(s).resolve()) for s in args.shards])
+    count = merge_gradebooks(course_root(out), shard_courses)
     merge_tables(out, args.shards, names)
     merge_reviews(out, args.shards)
     print_table(review.reapply(out))  # every decision, the shards' and this folder's, applied

@@ -13,8 +13,24 @@ import csv
 import shutil
 from pathlib import Path
 
-from graders.grading.gradebook_rows import cell_key, is_instructors, read_ledger
+from graders.grading.gradebook_rows import LEDGER, cell_key, is_instructors, read_ledger
 from graders.paths import COURSE_ID
+
+
+def seed_course(target_root: Path, source_root: Path) -> bool:
+    """A new merged course started as a copy of one shard's (config, source, release, gradebook and its
+    ledger): every shard grades a copy of one course, so nothing needs generating again. False if the
+    target has a gradebook already (it is merged into, never replaced)."""
+    if (target_root / "gradebook.db").exists() or not (source_root / "gradebook.db").exists():
+        return False
+    target_root.mkdir(parents=True, exist_ok=True)
+    for folder in ("source", "release"):
+        if (source_root / folder).is_dir():
+            shutil.copytree(source_root / folder, target_root / folder, dirs_exist_ok=True)
+    for name in ("gradebook.db", "nbgrader_config.py", LEDGER):
+        if (source_root / name).exists():
+            shutil.copy2(source_root / name, target_root / name)
+    return True
 
 
 def merge_gradebooks(target_root: Path, source_roots: list[Path]) -> int:
