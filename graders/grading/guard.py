@@ -1,6 +1,6 @@
 """The integrity guard that runs *inside* the grading kernel (see docs/grading.md, "Tampering").
 
-``graders.grading.pipeline`` pastes this file's source into a cell it puts first in every graded notebook,
+``graders.grading.guarding`` pastes this file's source into a cell it puts first in every graded notebook,
 followed by ``_grader_guard_install(CONFIG)``; before and after every test cell it adds a cell that
 calls ``before(test_id)`` / ``after(test_id)``. Student code runs in the same interpreter as the
 tests, so the guard
@@ -8,7 +8,9 @@ tests, so the guard
 - installs a Python audit hook (which no Python code can remove) that refuses reads of the
   grader's files (solutions, gradebook, other submissions), writes outside the notebook's own
   folder, and programs started from student code; and records trace functions, ``gc`` object
-  searches, ``ctypes`` calls and attribute writes on torch / builtins / gpucourse objects;
+  searches, ``ctypes`` calls and replaced code (``__code__``) of torch / builtins / gpucourse functions
+  (Python audits no other attribute write: those are found by the snapshot below); it judges paths and
+  signs its log with its own built-ins and private copies of ``posixpath``, ``hmac`` and json's encoder;
 - takes a snapshot, before any student code, of builtins, of torch, gpucourse and the standard
   modules the tests use (functions, classes, their methods and code objects), and of ``sys``
   hooks; before each test it puts back anything changed, and after each test it reports what
