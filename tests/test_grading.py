@@ -89,4 +89,5 @@ def test_feedback_is_written_for_every_notebook(graded, tmp_path):
     out, _, _ = graded
     pages, refused = student_feedback(out / "graded", tmp_path, NAMES)
     assert refused == []
-    assert {p.stem for p in pages if p.parent.name == "solution"} == set(NAMES)
+    assert {p.stem for p in pages if p.parent.parent.name == "solution"} == set(NAMES)
+    assert all(p.parent.name == p.stem for p in pages)  # nbgrader's layout: <student>/<notebook>/<notebook>.html
