@@ -83,3 +83,13 @@ def parse_python(source: str) -> ast.Module:
     """
     with _AST_LOCK:
         return ast.parse(source)
+
+
+def title(nb, default: str) -> str:
+    """The text of the notebook's first ``# `` heading, else ``default``."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return default

@@ -121,15 +121,6 @@ def clean_outputs(nb) -> int:
     return figures
 
 
-def title_of(nb, name: str) -> str:
-    for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            for line in cell.source.splitlines():
-                if line.startswith("# "):
-                    return line[2:].strip()
-    return name
-
-
 def execute(name: str, quick: bool, timeout: int, solutions: str) -> tuple:
     """Run one notebook in a fresh kernel (in a worker process); return (nb, seconds, error)."""
     import nbformat
@@ -222,7 +213,7 @@ def build_book(out: Path = DEFAULT_OUT, names: list[str] | None = None, quick: b
                 print(f"  [{len(results)}/{len(names)}] {name}: {seconds:.0f} s"
                       + (f"  FAILED: {error}" if error else ""), flush=True)
 
-    titles = {name: title_of(results[name][0], name) for name in names}
+    titles = {name: nbtools.title(results[name][0], name) for name in names}
     chapters = []
     for index, name in enumerate(names):
         nb, seconds, error = results[name]

@@ -50,13 +50,7 @@ def colab_links(text: str) -> list[re.Match]:
 
 def notebook_title(name: str) -> str:
     """The title line of a solution notebook, without the ``#``."""
-    nb = nbtools.read(SOLUTIONS / f"{name}.ipynb")
-    for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            for line in cell.source.splitlines():
-                if line.startswith("# "):
-                    return line[2:].strip()
-    return name
+    return nbtools.title(nbtools.read(SOLUTIONS / f"{name}.ipynb"), name)
 
 
 def badge_table(names: list[str] | None = None) -> str:
