@@ -217,19 +217,17 @@ def reapply(folder: Path) -> list:
 
 
 def settle(folder: Path, rows, record: bool) -> list:
-    """Apply every decision in ``folder`` to ``rows``; with ``record``, first store this run's findings."""
-    store = Store(folder)
-    if record:
-        store.record(rows)
-        store.save()
-    return store.apply(rows)
+    """Apply every decision in ``folder`` to ``rows``; with ``record``, first store their findings."""
+    return settle_run(folder, rows if record else None, rows)
 
 
 def settle_run(folder: Path, graded, rows) -> list:
-    """Record the findings of the pairs this run ``graded``, then apply every decision to all ``rows``."""
+    """Record the findings of the pairs this run ``graded`` (None: record nothing), then apply every decision
+    to all ``rows``."""
     store = Store(folder)
-    store.record(graded)
-    store.save()
+    if graded is not None:
+        store.record(graded)
+        store.save()
     return store.apply(rows)
 
 
