@@ -4,7 +4,6 @@ the configuration of this run: where the kernel may write, what it may not read,
 from __future__ import annotations
 
 import copy
-import shutil
 from pathlib import Path
 
 import nbformat
@@ -50,8 +49,6 @@ def add(job: Job, run: Path) -> None:
     dest = run / "course" / "submitted" / job.student / job.name / f"{job.name}.ipynb"
     dest.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(tamper.insert_guards(copy.deepcopy(job.nb), guards), str(dest))
-    stamp = Path(job.item.path).parent / "timestamp.txt" if job.item.path is not None else None
-    if stamp is not None and stamp.is_file():  # nbgrader records it as the submission's time
-        shutil.copy(stamp, dest.parent / "timestamp.txt")
+    job.item.copy_timestamp(dest.parent)  # nbgrader records it as the submission's time
     with open(job.log_path, "a") as log:
         log.write(f"=== attempt {job.attempt}: {run}\n")

@@ -42,9 +42,7 @@ def _file_submission(root: Path, student: str, name: str, item: intake.Intake) -
         return  # graded in place: the course's own submitted/ (collect, nbgrader collect)
     folder.mkdir(parents=True, exist_ok=True)
     nbformat.write(item.nb, str(target))
-    stamp = Path(item.path).parent / "timestamp.txt" if item.path is not None else None
-    if stamp is not None and stamp.is_file():
-        shutil.copy(stamp, folder / "timestamp.txt")
+    item.copy_timestamp(folder)
 
 
 def _publish_grades(run: Path, root: Path, student: str, name: str) -> None:

@@ -10,6 +10,7 @@ a reason a person understands; nothing here raises for a bad submission.
 from __future__ import annotations
 
 import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +31,12 @@ class Intake:
     problem: str | None = None
     notes: list[str] = field(default_factory=list)
     folder: Path | None = None  # the student's folder in SUBMISSIONS
+
+    def copy_timestamp(self, folder: Path) -> None:
+        """nbgrader's ``timestamp.txt`` beside the hand-in (``collect`` writes one) into ``folder``, if there is one."""
+        stamp = Path(self.path).parent / "timestamp.txt" if self.path is not None else None
+        if stamp is not None and stamp.is_file():
+            shutil.copy(stamp, Path(folder) / "timestamp.txt")
 
 
 
