@@ -1,6 +1,6 @@
 import torch
 
-from gpucourse.model import make_adamw_cosine, make_mlp
+from gpucourse.model import make_adamw_cosine, make_cnn, make_mlp
 
 
 def test_mlp_is_module_5s():
@@ -58,13 +58,38 @@ def separable_data(n, seed):
     return x, y
 
 
-def test_final_configuration_is_the_wider_regularized_mlp():
+def test_final_configuration_is_the_small_cnn():
     cfg = training.FINAL
     model = cfg.model()
     kinds = [type(m).__name__ for m in model]
-    assert kinds[:3] == ["Flatten", "Linear", "ReLU"] and kinds[-1] == "Linear"
-    assert model[1].out_features == cfg.hidden >= 256 and model[-1].out_features == 10
+    assert kinds[:3] == ["Conv2d", "ReLU", "MaxPool2d"] and kinds.count("Conv2d") == 2 and kinds[-1] == "Linear"
+    assert [m.out_channels for m in model if isinstance(m, torch.nn.Conv2d)] == list(cfg.channels)
     assert (cfg.dropout > 0) == ("Dropout" in kinds)
+    assert model(torch.zeros(3, 1, 28, 28)).shape == (3, 10)
+
+
+def test_best_mlp_is_module_5s_mlp_wider_and_regularized():
+    cfg = training.BEST_MLP
+    model = cfg.model()
+    kinds = [type(m).__name__ for m in model]
+    assert kinds == ["Flatten", "Linear", "ReLU", "Dropout", "Linear"]
+    assert model[1].out_features == cfg.hidden > 256 and model[3].p == cfg.dropout > 0
+
+
+def test_cnn_shapes_and_seed():
+    model = make_cnn(channels=(4, 8), hidden=16, dropout=0.1, seed=5)
+    convs = [m for m in model if isinstance(m, torch.nn.Conv2d)]
+    assert [(c.in_channels, c.out_channels, c.kernel_size) for c in convs] == [(1, 4, (3, 3)), (4, 8, (3, 3))]
+    linear = [m for m in model if isinstance(m, torch.nn.Linear)]
+    assert (linear[0].in_features, linear[0].out_features, linear[1].out_features) == (8 * 7 * 7, 16, 10)
+    again = make_cnn(channels=(4, 8), hidden=16, dropout=0.1, seed=5)
+    assert all(torch.equal(p, q) for p, q in zip(model.parameters(), again.parameters()))
+
+
+def test_unknown_arch_is_refused():
+    import pytest
+    with pytest.raises(ValueError, match="unknown arch"):
+        training.FinalRun(arch="resnet").model()
 
 
 def test_train_step_uses_label_smoothing():
@@ -82,7 +107,7 @@ def test_train_step_uses_label_smoothing():
 def test_train_learns_and_records_what_it_measured():
     x, y = separable_data(1200, seed=1)
     xt, yt = separable_data(300, seed=2)
-    cfg = training.FinalRun(hidden=32, epochs=3, batch_size=100, warmup_epochs=1)
+    cfg = training.FinalRun(arch="mlp", hidden=32, epochs=3, batch_size=100, warmup_epochs=1)
     result, model = training.train(simple_batches, x, y, training.normalize(xt), yt, cfg)
     assert len(result.accuracies) == len(result.losses) == 3
     assert result.examples == 3 * 1200 and result.seconds > 0
@@ -92,10 +117,18 @@ def test_train_learns_and_records_what_it_measured():
     assert model.training   # evaluation switched dropout off and back on
 
 
+def test_train_learns_with_the_cnn():
+    x, y = separable_data(1200, seed=1)
+    xt, yt = separable_data(300, seed=2)
+    cfg = training.FinalRun(channels=(4, 8), hidden=16, epochs=3, batch_size=100, dropout=0.1, lr=1e-2)
+    result, model = training.train(simple_batches, x, y, training.normalize(xt), yt, cfg)
+    assert isinstance(model[0], torch.nn.Conv2d) and result.accuracy > 0.9
+
+
 def test_train_is_reproducible_per_seed():
     x, y = separable_data(600, seed=3)
     xt, yt = training.normalize(x[:200]), y[:200]
-    cfg = training.FinalRun(hidden=16, epochs=2, batch_size=50, dropout=0.2)
+    cfg = training.FinalRun(arch="mlp", hidden=16, epochs=2, batch_size=50, dropout=0.2)
     runs = [training.train(simple_batches, x, y, xt, yt, cfg, seed=s)[0] for s in (4, 4, 5)]
     assert runs[0].losses == runs[1].losses and runs[0].accuracies == runs[1].accuracies
     assert runs[0].losses != runs[2].losses
@@ -111,3 +144,9 @@ def test_no_exercise_answer_of_08_is_importable():
         names |= set(vars(importlib.import_module(f"gpucourse.{info.name}")))
     assert not names & {"throughput", "gpu_resident_batches", "speedup_table"}
 
+
+
+def test_describe_names_the_model_and_its_training():
+    assert training.FINAL.describe().startswith("CNN (3x3 convolutions of 16 and 32 channels")
+    assert f"{training.FINAL.epochs} epochs" in training.FINAL.describe()
+    assert training.BEST_MLP.describe().startswith("MLP 1024, dropout 0.2")
