@@ -111,11 +111,7 @@ def _helper_names() -> set[str]:
 def _test_private_names(test_sources: list[str]) -> set[str]:
     """``_expected``, ``_model``...: the variables the hidden tests keep in the notebook's namespace."""
     names = set()
-    for text in test_sources:
-        try:
-            tree = nbtools.parse_python(_without_magics(text))
-        except SyntaxError:
-            continue
+    for tree in _trees(test_sources):
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id.startswith("_") \
                     and not node.id.startswith("__") and len(node.id) > 2:
@@ -126,6 +122,19 @@ def _test_private_names(test_sources: list[str]) -> set[str]:
 def _without_magics(text: str) -> str:
     return "\n".join("pass  # magic" if line.lstrip().startswith(("%", "!")) else line
                      for line in text.splitlines())
+
+
+def _parsed(text: str) -> ast.Module | None:
+    """A cell's syntax tree, magics aside; None when it does not parse (it fails in the kernel, for everyone to see)."""
+    try:
+        return nbtools.parse_python(_without_magics(text))
+    except SyntaxError:
+        return None
+
+
+def _trees(sources) -> list[ast.Module]:
+    """The syntax trees of the cells that parse."""
+    return [tree for tree in map(_parsed, sources) if tree is not None]
 
 
 def _dotted(node) -> str | None:
@@ -474,12 +483,7 @@ def static_scan(nb, trusted: set[str], test_sources: list[str]) -> list[Finding]
     helpers = _helper_names()
     private = _test_private_names(test_sources)
     aliases: dict[str, str] = {}
-    trees = []
-    for label, source in student_cells(nb, trusted):
-        try:
-            trees.append((label, nbtools.parse_python(_without_magics(source))))
-        except SyntaxError:
-            continue  # it fails in the kernel, for everyone to see
+    trees = [(label, tree) for label, source in student_cells(nb, trusted) if (tree := _parsed(source)) is not None]
     own: set[str] = set()
     data_names: dict[str, bool] = {}
     for _label, tree in trees:  # the student's own module-level names, in any cell
@@ -500,15 +504,8 @@ def static_scan(nb, trusted: set[str], test_sources: list[str]) -> list[Finding]
 # ---------------------------------------------------------------------------------------------
 def graded_functions(release_nb) -> list[str]:
     """Top-level function names the answer cells define (the contract's names)."""
-    names = []
-    for cell in release_nb.cells:
-        if nbtools.is_solution_cell(cell) and cell.cell_type == "code":
-            try:
-                tree = nbtools.parse_python(_without_magics(cell.source))
-            except SyntaxError:
-                continue
-            names += [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
-    return names
+    answers = [cell.source for cell in release_nb.cells if nbtools.is_solution_cell(cell) and cell.cell_type == "code"]
+    return [n.name for tree in _trees(answers) for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
 
 
 def namespace_modules(sources: list[str], users: list[str] | None = None) -> dict[str, str]:
@@ -519,11 +516,7 @@ def namespace_modules(sources: list[str], users: list[str] | None = None) -> dic
     (their functions call it while the tests run) when no test relies on the notebook's ``time``.
     """
     found = {}
-    for text in sources:
-        try:
-            tree = nbtools.parse_python(_without_magics(text))
-        except SyntaxError:
-            continue
+    for tree in _trees(sources):
         for node in tree.body:
             if isinstance(node, ast.Import):
                 for alias in node.names:
@@ -540,9 +533,8 @@ def namespace_modules(sources: list[str], users: list[str] | None = None) -> dic
 
 def _borrowed_names(text: str) -> set[str]:
     """Names a cell reads without binding them itself (it takes them from the notebook)."""
-    try:
-        tree = nbtools.parse_python(_without_magics(text))
-    except SyntaxError:
+    tree = _parsed(text)
+    if tree is None:
         return set()
     loads = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     names, _declared, _data = _bindings(tree.body)
@@ -558,11 +550,7 @@ def test_names(test_sources: list[str]) -> list[str]:
 def imported_modules(sources: list[str]) -> list[str]:
     """Every protected module the course's own cells import (the guard loads them before student code)."""
     found = []
-    for text in sources:
-        try:
-            tree = nbtools.parse_python(_without_magics(text))
-        except SyntaxError:
-            continue
+    for tree in _trees(sources):
         for node in ast.walk(tree):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
                 [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
