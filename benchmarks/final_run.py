@@ -47,6 +47,7 @@ from gpucourse.timing import synchronize  # noqa: E402
 from gpucourse.training import BEST_MLP, FINAL, normalize, train  # noqa: E402
 
 TARGET = 0.91
+CONFIGS = {FINAL.arch: FINAL, BEST_MLP.arch: BEST_MLP}    # --arch: the final run, or the best MLP measured
 
 
 def forward_flops(model: torch.nn.Module, example: torch.Tensor) -> int:
@@ -101,7 +102,7 @@ def arithmetic_seconds(model: torch.nn.Module, example: torch.Tensor, amp_dtype=
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[FINAL.seed])
-    parser.add_argument("--arch", choices=("cnn", "mlp"), default=FINAL.arch,
+    parser.add_argument("--arch", choices=list(CONFIGS), default=FINAL.arch,
                         help="cnn: the final run (FINAL); mlp: the best MLP measured (BEST_MLP)")
     parser.add_argument("--epochs", type=int, help="default: the configuration's own")
     parser.add_argument("--precision", choices=("float32", "bfloat16", "float16"), default="float32",
@@ -129,7 +130,7 @@ def main(argv=None) -> int:
         from gpucourse.compiling import try_compile
         compile_fn = lambda model, example: try_compile(model, example_inputs=(example,)).fn  # noqa: E731
 
-    cfg = FINAL if args.arch == FINAL.arch else BEST_MLP
+    cfg = CONFIGS[args.arch]
     epochs = args.epochs or cfg.epochs
     steps = len(x_train) // cfg.batch_size
     example = normalize(x_train[:cfg.batch_size])
@@ -143,14 +144,14 @@ def main(argv=None) -> int:
     rows = []
     for seed in args.seeds:
         probe = cfg.model(seed=seed).to(device)          # a copy of the run's model, to time its layers
-        forward_before = arithmetic_seconds(probe, example, amp_dtype)
+        arithmetic_before = arithmetic_seconds(probe, example, amp_dtype)
         result, _ = train(resident_batches, x_train, y_train, x_test, y_test, cfg, epochs=epochs,
                           amp_dtype=amp_dtype, compile_fn=compile_fn, seed=seed,
                           progress=lambda r, s=seed: tqdm(r, desc=f"seed {s}", file=sys.stdout, mininterval=5))
-        forward = min(forward_before, arithmetic_seconds(probe, example, amp_dtype))
-        floor = steps * forward
-        print(f"arithmetic of one step at batch {cfg.batch_size}: {forward * 1e3:.2f} ms (best before/after; load average "
-              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs); floor per epoch {floor:.2f} s")
+        arithmetic = min(arithmetic_before, arithmetic_seconds(probe, example, amp_dtype))
+        floor = steps * arithmetic
+        print(f"arithmetic of one step at batch {cfg.batch_size}: {arithmetic * 1e3:.2f} ms (best before/after; "
+              f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs); floor per epoch {floor:.2f} s")
         per_epoch = result.seconds / epochs
         rows.append((seed, result.accuracy, result.seconds, result.examples_per_s, per_epoch / floor))
         print(f"seed {seed}: test accuracy {result.accuracy:.2%} after {epochs} epochs, "

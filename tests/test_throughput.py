@@ -56,15 +56,16 @@ def test_real_gpu_utilization_reading():
 
 
 # -- benchmarks/loader_speed.py ---------------------------------------------------------------------
-def _benchmark():
-    spec = importlib.util.spec_from_file_location("loader_speed", ROOT / "benchmarks" / "loader_speed.py")
+def _load_benchmark(name: str):
+    """benchmarks/<name>.py as a module (the benchmarks are scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
 def test_resident_batches_of_the_benchmark_are_a_shuffled_partition():
-    bench = _benchmark()
+    bench = _load_benchmark("loader_speed")
     x = torch.arange(50).float().unsqueeze(1)
     y = torch.arange(50)
     batches = list(bench.resident_batches(x, y, 8, generator=torch.Generator().manual_seed(0)))
@@ -76,22 +77,16 @@ def test_resident_batches_of_the_benchmark_are_a_shuffled_partition():
 
 
 def test_benchmark_runs_and_prints_both_figures(capsys):
-    ratio = _benchmark().main(["--n", "4096", "--epochs", "1", "--batch-size", "256", "--device", "cpu"])
+    bench = _load_benchmark("loader_speed")
+    ratio = bench.main(["--n", "4096", "--epochs", "1", "--batch-size", "256", "--device", "cpu"])
     out = capsys.readouterr().out
     assert ratio > 0 and "DataLoader" in out and "resident" in out and "ratio" in out
 
 
 # -- benchmarks/final_run.py: the floor it compares the final run with ------------------------------------------
-def load_final_run():
-    spec = importlib.util.spec_from_file_location("final_run", ROOT / "benchmarks" / "final_run.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_forward_flops_match_the_layer_arithmetic():
     from gpucourse.model import make_cnn, make_mlp
-    final_run = load_final_run()
+    final_run = _load_benchmark("final_run")
     x = torch.zeros(8, 1, 28, 28)
     assert final_run.forward_flops(make_mlp(hidden=64), x) == 2 * 8 * (784 * 64 + 64 * 10)
     conv = 2 * 8 * (28 * 28 * 4 * 1 * 9 + 14 * 14 * 8 * 4 * 9)       # output pixels x channels x inputs x 3x3
@@ -100,7 +95,7 @@ def test_forward_flops_match_the_layer_arithmetic():
 
 def test_arithmetic_seconds_times_every_layer_and_leaves_the_model_as_it_was():
     from gpucourse.model import make_cnn
-    final_run = load_final_run()
+    final_run = _load_benchmark("final_run")
     model = make_cnn(channels=(4, 8), hidden=16)
     before = [p.detach().clone() for p in model.parameters()]
     seconds = final_run.arithmetic_seconds(model, torch.zeros(8, 1, 28, 28), repeats=3)
