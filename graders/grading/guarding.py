@@ -8,7 +8,8 @@ from pathlib import Path
 
 import nbformat
 
-from graders import limits, machine, nbtools
+from graders import limits, machine
+from graders.grading import job as job_mod
 from graders.grading import tamper
 from graders.grading.job import Job
 from graders.paths import REPO
@@ -16,8 +17,8 @@ from graders.paths import REPO
 
 def guard_config(run: Path, student: str, name: str, release, source, out: Path, item, root: Path,
                  poisoned: list[str]) -> dict:
-    sources = [c.source for c in release.cells if c.cell_type == "code" and not nbtools.is_solution_cell(c)]
-    sources += [c.source for c in source.cells if nbtools.is_test_cell(c)]
+    tests = job_mod.test_sources(source)
+    sources = job_mod.trusted_sources(release, source)
     read_deny = [str(REPO / "solutions"), str(REPO / ".git"), str(REPO / "graders"), str(REPO / "samples"),
                  str(Path(out).resolve()), str(Path(root).resolve()), str(run)]
     if item.folder is not None:
@@ -29,12 +30,11 @@ def guard_config(run: Path, student: str, name: str, release, source, out: Path,
         "library_roots": [str(REPO / "gpucourse")],
         "protected_modules": tamper.PROTECTED_MODULES + tamper.imported_modules(sources),
         "protected_prefixes": tamper.PROTECTED_PREFIXES,
-        "preload": tamper.PRELOAD + tamper.imported_modules([c.source for c in source.cells if nbtools.is_test_cell(c)]),
+        "preload": tamper.PRELOAD + tamper.imported_modules(tests),
         "trusted_sources": sorted(tamper.source_hash(s) for s in sources),
         "graded": tamper.graded_functions(release),
-        "namespace_modules": tamper.namespace_modules(sources, [c.source for c in source.cells
-                                                                if nbtools.is_test_cell(c)]),
-        "test_names": tamper.test_names([c.source for c in source.cells if nbtools.is_test_cell(c)]),
+        "namespace_modules": tamper.namespace_modules(sources, tests),
+        "test_names": tamper.test_names(tests),
         "max_output_chars": limits.MAX_OUTPUT_CHARS,
         "poisoned": poisoned,
     }

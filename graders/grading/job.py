@@ -7,10 +7,22 @@ from pathlib import Path
 
 import nbformat
 
+from graders import nbtools
 from graders.intake import match as intake
 
 #: a step's answer that means "grade again from the guard step" (a cell was neutralised)
 RETRY = object()
+
+
+def test_sources(source: nbformat.NotebookNode) -> list[str]:
+    """The test cells of the instructor's notebook, hidden tests included."""
+    return [c.source for c in source.cells if nbtools.is_test_cell(c)]
+
+
+def trusted_sources(release: nbformat.NotebookNode, source: nbformat.NotebookNode) -> list[str]:
+    """The code the grader trusts: the released cells a student does not write, and the tests."""
+    released = [c.source for c in release.cells if c.cell_type == "code" and not nbtools.is_solution_cell(c)]
+    return released + test_sources(source)
 
 
 @dataclass
@@ -57,11 +69,7 @@ class Job:
             log.write("=== findings (for review)\n" + "\n".join(self.evidence) + "\n")
 
     def test_sources(self) -> list[str]:
-        from graders import nbtools
-        return [c.source for c in self.source.cells if nbtools.is_test_cell(c)]
+        return test_sources(self.source)
 
     def trusted_sources(self) -> list[str]:
-        """The code the grader trusts: the released cells a student does not write, and the tests."""
-        from graders import nbtools
-        released = [c.source for c in self.release.cells if c.cell_type == "code" and not nbtools.is_solution_cell(c)]
-        return released + self.test_sources()
+        return trusted_sources(self.release, self.source)

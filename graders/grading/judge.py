@@ -1,4 +1,4 @@
-"""Step 5, review: the row, and where anything was found, the review it waits for (``graders.grading.review``):
+"""Step 5, judge: the row, and where anything was found, the review it waits for (``graders.grading.review``):
 the repaired score kept, the tampered-with tests at 0, or the score withheld where nothing repairs it."""
 
 from __future__ import annotations

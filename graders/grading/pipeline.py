@@ -16,7 +16,7 @@ preprocessors):
    audit hook refuses it, and it is not where nbgrader writes. If the kernel died or the notebook ran out of
    time, the cell that was running is neutralised and the notebook graded again (at most twice).
 4. **score**: nbgrader's scores, checked against the graded notebook's outputs and the released points.
-5. **review**: the row; where anything was found, a review (``graders.grading.review``): the repaired score
+5. **judge**: the row; where anything was found, a review (``graders.grading.review``): the repaired score
    kept, or withheld where nothing can repair it.
 6. **publish**: the graded notebook, the submission as handed in and the grades into the shared course folder.
 
