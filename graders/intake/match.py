@@ -39,7 +39,6 @@ class Intake:
             shutil.copy(stamp, Path(folder) / "timestamp.txt")
 
 
-
 def normalise_name(filename: str) -> str:
     """``'Copy of 01_Devices (2).ipynb'`` -> ``'01_devices'``: what a browser or Colab did, undone."""
     stem = Path(filename).name
@@ -71,41 +70,39 @@ def _exact(item, name: str) -> bool:
     return item.name == f"{name}.ipynb"
 
 
+def _mtime(item) -> int:
+    """A file's (or a candidate's) modification time in whole seconds: zips and copies keep no finer."""
+    return round(item.mtime if isinstance(item, Candidate) else item.stat().st_mtime)
+
+
+def _label(item) -> str:
+    return item.label if isinstance(item, Candidate) else item.name
+
+
 def choose(paths: list, name: str) -> tuple:
     """The file to grade when several claim the same notebook: the newest, then the exact name."""
     if not paths:
         return None, []
-
-    def mtime(p):
-        return p.mtime if isinstance(p, Candidate) else p.stat().st_mtime
-
-    def label(p):
-        return p.label if isinstance(p, Candidate) else p.name
-
     # The newest file wins (a second download is the later work); at equal times, the exact name.
-    pick = max(paths, key=lambda p: (round(mtime(p)), _exact(p, name), p.name))
+    pick = max(paths, key=lambda p: (_mtime(p), _exact(p, name), p.name))
     notes = []
     if len(paths) > 1:
-        others = ", ".join(sorted(label(p) for p in paths if p is not pick))
-        notes.append(f"several files for {name}; graded '{label(pick)}', ignored {others} "
+        others = ", ".join(sorted(_label(p) for p in paths if p is not pick))
+        notes.append(f"several files for {name}; graded '{_label(pick)}', ignored {others} "
                      f"({why_chosen(pick, paths, name)})")
     elif not _exact(pick, name) or (isinstance(pick, Candidate) and pick.data is not None):
-        notes.append(f"graded '{label(pick)}' as {name}.ipynb")
+        notes.append(f"graded '{_label(pick)}' as {name}.ipynb")
     return pick, notes
 
 
 def why_chosen(pick, paths: list, name: str) -> str:
     """Why :func:`choose` took ``pick``, in words: it is the newest, or what broke the tie."""
-    def mtime(p):
-        return round(p.mtime if isinstance(p, Candidate) else p.stat().st_mtime)
-
-    same = [p for p in paths if mtime(p) == mtime(pick)]
+    same = [p for p in paths if _mtime(p) == _mtime(pick)]
     if len(same) == 1:
         return "the newest"
     if _exact(pick, name) and sum(_exact(p, name) for p in same) == 1:
         return f"same time as the others; it has the released name {name}.ipynb"
     return "same time and no exact released name among them; the last name in alphabetical order"
-
 
 
 def release_notebook(name: str, root: Path | None = None) -> nbformat.NotebookNode:
