@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from traitlets import List, Unicode
+from traitlets import Unicode
 
 from graders.intake.lms import HandIn, NamedCollector, Skipped, slug
 
@@ -23,7 +23,6 @@ PATTERN = r"^(?P<student_id>[^_/]+?)(?:_(?P<late>LATE))?_(?P<lms_id>\d+)_(?P<sub
 class CanvasCollector(NamedCollector):
     """Canvas's names for nbgrader (``zip_collect --collector=graders.intake.lms.canvas.CanvasCollector``)."""
     named_regexp = Unicode(PATTERN).tag(config=True)
-    valid_ext = List([".ipynb"]).tag(config=True)
 
 
 def read(root: Path, names: list[str]) -> tuple[list[HandIn], list[Skipped]] | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from traitlets import List, Unicode
+from traitlets import Unicode
 
 from graders.intake.lms import HandIn, NamedCollector, Skipped, slug
 
@@ -26,7 +26,6 @@ PATTERN = r"^(?P<student_id>[^_/]+)_(?P<lms_id>\d+)_assignsubmission_(?P<plugin>
 class MoodleCollector(NamedCollector):
     """Moodle's flat names for nbgrader (``zip_collect --collector=graders.intake.lms.moodle.MoodleCollector``)."""
     named_regexp = Unicode(PATTERN).tag(config=True)
-    valid_ext = List([".ipynb"]).tag(config=True)
 
 
 def read(root: Path, names: list[str]) -> tuple[list[HandIn], list[Skipped]] | None:
