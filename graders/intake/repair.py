@@ -56,7 +56,6 @@ def dedupe_grade_ids(nb: nbformat.NotebookNode) -> list[str]:
     return notes
 
 
-
 def _defined_names(source: str) -> set[str]:
     try:
         tree = nbtools.parse_python(source)
@@ -157,23 +156,20 @@ def repair(nb: nbformat.NotebookNode, release: nbformat.NotebookNode) -> list[st
     notes, out = [], []
     restored_meta, changed_tests, to_code = [], [], []
 
-    def released_copy(i):
-        cell = copy.deepcopy(rel_cells[i])
-        return cell
-
-    out_state = {"next_rel": 0}
+    next_rel = 0  # the first released cell not yet placed in ``out``
 
     def flush_missing(until):
         """Put back the unmatched graded cells of the release before release index ``until``."""
-        for i in range(out_state["next_rel"], until):
+        nonlocal next_rel
+        for i in range(next_rel, until):
             rel = rel_cells[i]
             if i in pairs:
                 continue
             meta = nbtools.nbgrader_meta(rel)
             if nbtools.is_test_cell(rel) or (meta.get("locked") and not meta.get("solution")):
-                out.append(released_copy(i))
+                out.append(copy.deepcopy(rel))
                 notes.append(f"cell '{nbtools.grade_id(rel)}' was missing; put the released one back")
-        out_state["next_rel"] = max(out_state["next_rel"], until)
+        next_rel = max(next_rel, until)
 
     for j, cell in enumerate(sub_cells):
         i = by_sub.get(j)
@@ -185,7 +181,7 @@ def repair(nb: nbformat.NotebookNode, release: nbformat.NotebookNode) -> list[st
             out.append(cell)
             continue
         flush_missing(i)
-        out_state["next_rel"] = i + 1
+        next_rel = i + 1
         rel = rel_cells[i]
         rid, sid = nbtools.grade_id(rel), nbtools.grade_id(cell)
         if rid is None:
@@ -207,7 +203,7 @@ def repair(nb: nbformat.NotebookNode, release: nbformat.NotebookNode) -> list[st
                 to_code.append(rid)
             elif nbtools.is_test_cell(rel) and _norm(cell.source) != _norm(rel.source):
                 changed_tests.append(rid)
-            out.append(released_copy(i))
+            out.append(copy.deepcopy(rel))
     flush_missing(len(rel_cells))
     if restored_meta:
         notes.append("nbgrader's marks were missing or changed on " + ", ".join(restored_meta) + "; matched "
