@@ -181,6 +181,6 @@ def needs(*exercises: str, namespace: dict | None = None) -> bool:
         names = " and ".join(f"`{name}`" for name in todo)
         one = len(todo) == 1
         print(f"[SKIP] This demonstration runs your {names}, which {'is' if one else 'are'} not answered yet: "
-              f"finish {'that exercise' if one else 'those exercises'} above, run {'its cell' if one else 'their cells'}, "
-              "then run this cell again.")
+              f"finish {'that exercise' if one else 'those exercises'} above, "
+              f"run {'its cell' if one else 'their cells'}, then run this cell again.")
     return not todo

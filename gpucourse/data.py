@@ -236,7 +236,9 @@ def fashion_mnist(train: bool = True, root: str | os.PathLike | None = None, dow
 
 
 def _fill_cache(root: Path, download: bool, timeout_s: float, verbose: bool) -> str:
-    """System files, else download, else the stand-in; returns which. A cached stand-in is only upgraded to system files."""
+    """System files, else download, else the stand-in; returns which.
+
+    A cached stand-in is only upgraded to system files."""
     had_standin = is_standin(root)
     reason = _try_system_files(root)
     if reason is None:

@@ -99,7 +99,8 @@ def accuracy(model, x, y, amp_dtype=None, forward=None, chunk: int = 4096) -> fl
     was_training = model.training
     model.eval()
     correct = 0
-    with torch.no_grad(), torch.autocast(x.device.type, dtype=amp_dtype or torch.float32, enabled=amp_dtype is not None):
+    with torch.no_grad(), torch.autocast(x.device.type, dtype=amp_dtype or torch.float32,
+                                         enabled=amp_dtype is not None):
         for i in range(0, len(x), chunk):
             correct += (forward(x[i:i + chunk]).argmax(1) == y[i:i + chunk]).sum().item()
     model.train(was_training)

@@ -11,7 +11,8 @@ import importlib
 import sys
 import warnings
 
-COMMANDS = ["build", "collect", "autograde", "feedback", "merge", "review", "samples", "selftest", "stress", "links", "book", "refresh-setup", "export", "submit-slurm"]
+COMMANDS = ["build", "collect", "autograde", "feedback", "merge", "review", "samples", "selftest", "stress", "judge",
+            "links", "book", "export", "submit-slurm"]
 
 
 def main(argv: list[str] | None = None) -> int:

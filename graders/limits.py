@@ -18,31 +18,32 @@ def _env(name: str, default: float) -> float:
 
 def reload() -> None:
     """Read every limit from the environment again (defaults where a variable is unset)."""
-    g = globals()
+    global CELL_TIMEOUT_S, NOTEBOOK_WALL_S, MEMORY_GIB, MAX_OUTPUT_LINES, MAX_OUTPUT_CHARS
+    global MAX_FILE_MIB, MAX_UNZIPPED_MIB, MAX_ZIP_FILES, RUN_FLAGGED, WATCH_FILES
     #: Seconds one cell may run before nbgrader interrupts it (nbgrader's own default is 30).
-    g["CELL_TIMEOUT_S"] = int(_env("GRADER_CELL_TIMEOUT_S", 120))
+    CELL_TIMEOUT_S = int(_env("GRADER_CELL_TIMEOUT_S", 120))
     #: Seconds one notebook's whole grading (kernel start, every cell, saving) may take.
-    g["NOTEBOOK_WALL_S"] = int(_env("GRADER_NOTEBOOK_WALL_S", 600))
+    NOTEBOOK_WALL_S = int(_env("GRADER_NOTEBOOK_WALL_S", 600))
     #: Private memory (RLIMIT_DATA), in GiB, for the process that grades one notebook and its kernel
     #: (see graders.grading.pipeline; the course's notebooks need well under 8 GiB).
-    g["MEMORY_GIB"] = _env("GRADER_MEMORY_GIB", 8)
+    MEMORY_GIB = _env("GRADER_MEMORY_GIB", 8)
     #: Lines of output kept per stream in the graded copy (nbgrader's LimitOutput).
-    g["MAX_OUTPUT_LINES"] = int(_env("GRADER_MAX_OUTPUT_LINES", 1000))
+    MAX_OUTPUT_LINES = int(_env("GRADER_MAX_OUTPUT_LINES", 1000))
     #: Characters of output one cell may send before the rest is dropped inside the kernel
     #: (a million printed lines would otherwise fill the grader's memory before LimitOutput runs).
-    g["MAX_OUTPUT_CHARS"] = int(_env("GRADER_MAX_OUTPUT_CHARS", 200_000))
+    MAX_OUTPUT_CHARS = int(_env("GRADER_MAX_OUTPUT_CHARS", 200_000))
     #: Largest submitted file accepted, in MiB (a notebook, or a zip before unpacking).
-    g["MAX_FILE_MIB"] = _env("GRADER_MAX_FILE_MIB", 50)
+    MAX_FILE_MIB = _env("GRADER_MAX_FILE_MIB", 50)
     #: Most bytes, in MiB, unpacked from one student's zip files, and most files taken from them.
-    g["MAX_UNZIPPED_MIB"] = _env("GRADER_MAX_UNZIPPED_MIB", 200)
-    g["MAX_ZIP_FILES"] = int(_env("GRADER_MAX_ZIP_FILES", 500))
+    MAX_UNZIPPED_MIB = _env("GRADER_MAX_UNZIPPED_MIB", 200)
+    MAX_ZIP_FILES = int(_env("GRADER_MAX_ZIP_FILES", 500))
     #: 1: a notebook whose code is flagged by the static scan still runs, so that its repaired score
     #: stands for review; 0: it is not run, and its score is withheld for review (faster).
-    g["RUN_FLAGGED"] = int(_env("GRADER_RUN_FLAGGED", 1))
+    RUN_FLAGGED = int(_env("GRADER_RUN_FLAGGED", 1))
     #: 1: compare the helper package, the venv's start-up files and the submissions before and after
     #: each run, and withhold for review the score of a run during which they changed. Off by default:
     #: on a machine where people edit the repository while grading runs, every such edit would count.
-    g["WATCH_FILES"] = int(_env("GRADER_WATCH_FILES", 0))
+    WATCH_FILES = int(_env("GRADER_WATCH_FILES", 0))
 
 
 CELL_TIMEOUT_S: int
@@ -74,6 +75,6 @@ def describe() -> list[tuple[str, str, str]]:
         ("GRADER_MAX_ZIP_FILES", f"{MAX_ZIP_FILES}", "files taken from one student's zip files"),
         ("GRADER_RUN_FLAGGED", f"{RUN_FLAGGED}", "1: run a notebook flagged by the static scan, its "
                                                  "score kept for review; 0: not run, score withheld"),
-        ("GRADER_WATCH_FILES", f"{WATCH_FILES}", "1: withhold the score of a run during which the helper package, the venv's "
-                                                 "start-up files or the submissions changed"),
+        ("GRADER_WATCH_FILES", f"{WATCH_FILES}", "1: withhold the score of a run during which the helper package, "
+                                                 "the venv's start-up files or the submissions changed"),
     ]

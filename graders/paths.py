@@ -1,19 +1,28 @@
-"""Where the course's files are. Notebook names come from solutions/, the single source."""
+"""Where the course's files are. Notebook names and order come from ``sources/manifest.toml``."""
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+SOURCES = REPO / "sources"
+MANIFEST = SOURCES / "manifest.toml"
 SOLUTIONS = REPO / "solutions"
 NOTEBOOKS = REPO / "notebooks"
 SAMPLES = REPO / "samples" / "submissions"
 COURSE_ID = "gpu-mixed-precision"
 
 
+def manifest(path: Path = MANIFEST) -> list[dict]:
+    """The manifest's entries in course order: ``{"name", "title", "short", "teaches", "next"?}``."""
+    with open(path, "rb") as f:
+        return list(tomllib.load(f)["notebook"])
+
+
 def notebook_names() -> list[str]:
     """The course's notebooks in order: ``01_devices``, ``02_transfers``, ..."""
-    return sorted(p.stem for p in SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
+    return [entry["name"] for entry in manifest()]
 
 
 def is_course(folder: Path) -> bool:

@@ -319,7 +319,8 @@ def page(info: dict, notebooks: list[dict], direct: dict, tests: dict | None, gr
         known.add((name, key))
         value = by_nb.get(name, {}).get(key, "(not reported)")
         lines.append(f"| `{name}` | {what} | `{key}` | {value} |")
-    extra = [(name, key, value) for name, res in by_nb.items() for key, value in res.items() if (name, key) not in known]
+    extra = [(name, key, value) for name, res in by_nb.items() for key, value in res.items()
+             if (name, key) not in known]
     for name, key, value in extra:
         lines.append(f"| `{name}` | | `{key}` | {value} |")
 
@@ -363,9 +364,9 @@ def page(info: dict, notebooks: list[dict], direct: dict, tests: dict | None, gr
                   f"({grading['rows']} graded notebooks, {grading['seconds']:.0f} s): **{verdict}**.",
                   f"Device the grading kernels reported: {devices}."]
         if "cuda" not in grading["devices"]:
-            lines.append("The grading kernels did not see the GPU, so this grading ran their CPU paths. A likely cause: "
-                         "the grader's address-space limit (`GRADER_MEMORY_GIB`) is smaller than what the CUDA "
-                         "driver reserves; rerun with a larger value to grade on the GPU.")
+            lines.append("The grading kernels did not see the GPU, so this grading ran their CPU paths. "
+                         "A likely cause: the grader's address-space limit (`GRADER_MEMORY_GIB`) is smaller than "
+                         "what the CUDA driver reserves; rerun with a larger value to grade on the GPU.")
         lines += [f"- {p}" for p in grading["problems"]]
         if "csv_problems" in grading:
             lines.append("Row-by-row against the CPU run's grades.csv: "

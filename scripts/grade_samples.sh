@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The main job: set up what is missing, build notebooks/ from solutions/, autograde the sample
+# The main job: set up what is missing, build everything generated from sources/, autograde the sample
 # submissions in samples/submissions with real nbgrader, print the score table, write graded/grades.csv,
 # and say whether every sample scored what it must (exit 1 if not).
 set -euo pipefail

@@ -20,7 +20,6 @@ import pytest
 
 import gpucourse
 from graders import authoring, nbtools
-from graders.commands.refresh_setup import refresh_setup, setup_cell_index
 from graders.paths import NOTEBOOKS, SOLUTIONS, notebook_names
 
 HARNESS = textwrap.dedent(r'''
@@ -168,11 +167,12 @@ def cells() -> list[dict]:
 
 def test_setup_cells_are_current_and_shared():
     """Every solution's set-up cell is today's setup_cell(); the student copy carries the same cell."""
-    assert refresh_setup(check=True) == [], "run: python -m graders refresh-setup && python -m graders build"
     for name in notebook_names():
         solution = nbtools.read(SOLUTIONS / f"{name}.ipynb")
-        index = setup_cell_index(solution)
-        assert index is not None, f"{name}: the first code cell must be the set-up cell"
+        index = next(i for i, c in enumerate(solution.cells) if c.cell_type == "code")
+        assert solution.cells[index].id == "setup", f"{name}: the first code cell must be the set-up cell"
+        fresh = authoring.setup_cell(authoring.setup_extras(solution.cells[index].source))
+        assert solution.cells[index].source == fresh.source, f"{name}: run python -m graders build"
         student = NOTEBOOKS / f"{name}.ipynb"
         if student.exists():
             first = next(c for c in nbtools.read(student).cells if c.cell_type == "code")
@@ -187,7 +187,8 @@ def test_fresh_runtime_installs_only_what_is_missing_and_is_idempotent(tmp_path,
         name = first["name"]
         assert first["error"] is None and second["error"] is None, (name, first["error"], second["error"])
         installed = [r for call in first["calls"] for r in requirements(call)]
-        assert any(r.startswith("gpucourse @ git+https://github.com/" + config["repo"] + "@") for r in installed), installed
+        package = "gpucourse @ git+https://github.com/" + config["repo"] + "@"
+        assert any(r.startswith(package) for r in installed), installed
         assert "tqdm" in installed, installed
         assert not any(r.split("=")[0].strip().startswith("torch") for r in installed), f"{name}: torch installed"
         assert set(installed) <= {"tqdm", f"gpucourse @ {first['source']}"}, f"{name}: installed more than missing"
@@ -304,7 +305,8 @@ def test_install_command_never_replaces_torch(monkeypatch):
     cmd = bootstrap.install_command(["torchvision", "tqdm"])
     torch_pins = [a for a in cmd if a.startswith("torch==")]
     import importlib.metadata
-    assert torch_pins == [f"torch=={importlib.metadata.version('torch')}"], "a missing torchvision is pinned to the installed torch"
+    assert torch_pins == [f"torch=={importlib.metadata.version('torch')}"], \
+        "a missing torchvision is pinned to the installed torch"
     assert bootstrap.install_command(["tqdm"])[-1] == "tqdm"
     monkeypatch.setattr(bootstrap, "has_module", lambda name: name != "numpy")
     assert bootstrap.missing_requirements() == ["numpy"]

@@ -75,7 +75,8 @@ def test_cpu_and_gpu_grades_are_compared_row_by_row(tmp_path):
     (tmp_path / "cpu.csv").write_text(header + "a,01_devices,10,10,graded,\nb,01_devices,7,10,graded,\n")
     (tmp_path / "gpu.csv").write_text(header + "a,01_devices,10,10,graded,\nb,01_devices,8,10,graded,\n")
     assert gpu_run.compare_csv(tmp_path / "cpu.csv", tmp_path / "cpu.csv") == []
-    assert gpu_run.compare_csv(tmp_path / "cpu.csv", tmp_path / "gpu.csv") == ["b/01_devices: CPU ('7', 'graded') GPU ('8', 'graded')"]
+    assert gpu_run.compare_csv(tmp_path / "cpu.csv", tmp_path / "gpu.csv") == [
+        "b/01_devices: CPU ('7', 'graded') GPU ('8', 'graded')"]
 
 
 def test_notebook_08_prints_the_final_runs_result_lines():

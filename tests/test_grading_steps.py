@@ -23,7 +23,8 @@ from graders.paths import COURSE_ID
 def released():
     return authoring.notebook([
         authoring.md("intro", "# A notebook"),
-        authoring.solution("answer", "def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION\n"),
+        authoring.solution("answer", "def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n"
+                                     "    ### END SOLUTION\n"),
         authoring.tests("test_double", 2, "assert double(2) == 4\n### BEGIN HIDDEN TESTS\nassert double(3) == 6\n"
                                           "### END HIDDEN TESTS\n"),
         authoring.tests("test_more", 3, "assert double(0) == 0\n"),

@@ -108,7 +108,7 @@ def test_nbgrader_lab_extension_is_enabled(lab):
     listing = subprocess.run([str(BIN / "jupyter"), "labextension", "list"], capture_output=True, text=True,
                              timeout=60)
     text = re.sub(r"\x1b\[[0-9;]*m", "", listing.stdout + listing.stderr)
-    line = next((l for l in text.splitlines() if "@jupyter/nbgrader" in l), None)
+    line = next((row for row in text.splitlines() if "@jupyter/nbgrader" in row), None)
     assert line is not None, text
     assert "enabled" in line and "OK" in line, line
     # and the running server hands it to the browser, not disabled
@@ -122,3 +122,18 @@ def test_nbgrader_lab_extension_is_enabled(lab):
     disabled = config.get("disabledExtensions", [])
     disabled = disabled if isinstance(disabled, list) else [k for k, v in disabled.items() if v]
     assert not any(d.startswith("@jupyter/nbgrader") and ":" not in d for d in disabled), disabled
+
+
+def test_a_source_opens_as_a_notebook_through_jupytext(lab):
+    """Authors edit ``sources/NN_name.py`` in JupyterLab: jupytext's contents manager serves it as a notebook,
+    nbgrader metadata and solution markers included (Open With > Notebook)."""
+    base, token = lab
+    status, body = get(f"{base}/api/contents/sources/03_async_timing.py?type=notebook&content=1", token, timeout=30)
+    assert status == 200
+    model = json.loads(body)
+    assert model["type"] == "notebook", model["type"]
+    cells = model["content"]["cells"]
+    answer = next(c for c in cells if c["metadata"].get("nbgrader", {}).get("grade_id") == "time_ms")
+    assert answer["metadata"]["nbgrader"]["solution"] and "### BEGIN SOLUTION" in answer["source"]
+    assert any("### BEGIN HIDDEN TESTS" in c["source"] for c in cells)
+    assert any("fixtures" in c["metadata"] for c in cells), "the author-only fixtures cells are there to edit"

@@ -83,7 +83,7 @@ def test_rewrite_changes_only_colab_notebook_addresses():
 @pytest.mark.slow
 def test_links_command_moves_everything_and_then_changes_nothing(tmp_path):
     copy = tmp_path / "repo"
-    for part in ("graders", "gpucourse", "solutions", "notebooks", "colab", "docs"):
+    for part in ("graders", "gpucourse", "sources", "solutions", "notebooks", "colab", "docs"):
         if (REPO / part).exists():
             shutil.copytree(REPO / part, copy / part, ignore=shutil.ignore_patterns("__pycache__"))
     for part in ("README.md", "pyproject.toml"):

@@ -88,7 +88,7 @@ def test_anatomy(name):
     nb = nbtools.read(SOLUTIONS / f"{name}.ipynb")
     assert "colab.research.google.com" in nb.cells[0].source
     first_code = next(c for c in nb.cells if c.cell_type == "code")
-    assert first_code.source == setup_cell().source, "the set-up cell is generated: run `python -m graders refresh-setup`"
+    assert first_code.source == setup_cell().source, "the set-up cell is generated: run `python -m graders build`"
     assert nbtools.nbgrader_meta(first_code).get("locked")
     answers = [nbtools.grade_id(c) for c in nb.cells if nbtools.is_solution_cell(c)]
     tests = [nbtools.grade_id(c) for c in nb.cells if nbtools.is_test_cell(c)]

@@ -149,7 +149,8 @@ def test_an_exercise_whose_cell_never_ran_is_todo_not_a_nameerror(capsys):
         with Check("CUDA_AUTOCAST_ANSWERS"):
             CUDA_AUTOCAST_ANSWERS  # noqa: F821, B018  (the skeleton cell raised before defining it)
     out = capsys.readouterr().out
-    assert out.startswith("[TODO] CUDA_AUTOCAST_ANSWERS: `CUDA_AUTOCAST_ANSWERS` is not defined yet") and "NameError" not in out
+    assert out.startswith("[TODO] CUDA_AUTOCAST_ANSWERS: `CUDA_AUTOCAST_ANSWERS` is not defined yet"), out
+    assert "NameError" not in out
 
 
 def test_a_real_notimplementederror_is_a_failure_not_a_todo(skeletons, capsys):

@@ -93,7 +93,8 @@ RULES = [
      "import sys\nsys.modules['gpucourse.checks'] = None", "writes into sys.modules"),
     ("the hidden tests' variables: a student's own locals and helpers are theirs",
      "def _helper(_model, _x):\n    _out = _model(_x)\n    return _out\n"
-     "def f(loader):\n    _n = 0\n    for _x, _y in loader:\n        _n += len(_y)\n    return [_seed for _seed in range(_n)]",
+     "def f(loader):\n    _n = 0\n    for _x, _y in loader:\n        _n += len(_y)\n"
+     "    return [_seed for _seed in range(_n)]",
      "def f():\n    return _expected", "reads the hidden tests' variable _expected"),
     ("module-level names the student binds",
      "_model = torch.nn.Linear(2, 2)\nprint(_model)\ndef g():\n    return _model",

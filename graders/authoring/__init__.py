@@ -1,11 +1,11 @@
-"""Build nbgrader source notebooks from Python: cells with correct metadata and stable ids.
+"""Notebook cells with correct nbgrader metadata and stable ids, and the parts every notebook shares.
 
-Used to write and edit ``solutions/*.ipynb`` (the single source); the notebooks themselves are
-what is committed. Every cell gets an explicit, human-readable id so diffs stay stable::
+The build (``graders.authoring.source``) makes ``solutions/*.ipynb`` from ``sources/*.py`` with these; the
+tests make small notebooks with them::
 
-    from graders.authoring import md, code, setup, solution, tests, notebook, save
-    save(notebook([md("intro", "# Title"), solution("pick_device", "def pick_device(): ...")]),
-         "solutions/01_devices.ipynb")
+    from graders.authoring import md, solution, tests, notebook
+    nb = notebook([md("intro", "# Title"), solution("double", "def double(x): ..."),
+                   tests("test_double", 2, "assert double(2) == 4")])
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ import textwrap
 from pathlib import Path
 
 import nbformat
-
-from graders import nbtools
 
 KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
 
@@ -48,12 +46,6 @@ def setup(cell_id: str, text: str):
     return cell
 
 
-def locked_md(cell_id: str, text: str):
-    cell = md(cell_id, text)
-    cell.metadata.update(_meta(cell_id, grade=False, solution=False, locked=True))
-    return cell
-
-
 def solution(cell_id: str, text: str):
     """An autograded answer cell; wrap the answer in ``### BEGIN SOLUTION`` / ``### END SOLUTION``."""
     cell = code(cell_id, text)
@@ -80,11 +72,6 @@ def notebook(cells, colab_name: str | None = None):
     if duplicates:
         raise ValueError(f"duplicate cell ids: {sorted(duplicates)}")
     return nb
-
-
-def save(nb, path) -> None:
-    nbformat.validate(nb)
-    nbtools.write(nbtools.tidy(nb), path)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -184,7 +171,8 @@ from gpucourse.checks import needs  # a demonstration that runs your answers wai
 
 #: The end of the shared part of the set-up cell, this version's and the first one's; what follows
 #: it is the notebook's own.
-SETUP_END = (re.compile(r"^DEVICE, QUICK = setup\(.*$(\nimport torch$)?(\nfrom gpucourse\.checks import needs\b.*$)?", re.M),
+SETUP_END = (re.compile(r"^DEVICE, QUICK = setup\(.*$(\nimport torch$)?"
+                        r"(\nfrom gpucourse\.checks import needs\b.*$)?", re.M),
              re.compile(r"^QUICK\s*=\s*quick_mode\(\).*$", re.M))
 
 

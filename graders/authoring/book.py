@@ -48,7 +48,8 @@ INDEX = """<!DOCTYPE html>
 <style>
 body {{ font: 16px/1.5 system-ui, sans-serif; max-width: 860px; margin: 40px auto; padding: 0 20px; color: #1d2330; }}
 h1 {{ color: #16325c; }} li {{ margin: 0.6em 0; }} a {{ color: #1f5fbf; }}
-.meta {{ color: #5a6477; font-size: 14px; }} .warn {{ background: #fff4e0; padding: 8px 12px; border-left: 4px solid #e6a23c; }}
+.meta {{ color: #5a6477; font-size: 14px; }}
+.warn {{ background: #fff4e0; padding: 8px 12px; border-left: 4px solid #e6a23c; }}
 </style></head>
 <body>
 <h1>{title}</h1>
@@ -224,7 +225,8 @@ def build_book(out: Path = DEFAULT_OUT, names: list[str] | None = None, quick: b
 
     items = []
     for ch in chapters:
-        note = f" <span class='meta'>({ch.figures} figure{'s' if ch.figures != 1 else ''}, ran in {ch.seconds:.0f} s)</span>"
+        figures = f"{ch.figures} figure{'s' if ch.figures != 1 else ''}"
+        note = f" <span class='meta'>({figures}, ran in {ch.seconds:.0f} s)</span>"
         if ch.standin:
             note += " <span class='meta'>(on the offline stand-in data)</span>"
         if ch.error:

@@ -1,5 +1,10 @@
-"""``python -m graders build``: regenerate notebooks/ from solutions/ with nbgrader, and the helper
-modules that later notebooks import from the notebook that teaches them (d2l's ``#@save`` idea).
+"""``python -m graders build``: everything generated, from the sources (``sources/NN_name.py`` and
+``sources/manifest.toml``), in this order:
+
+1. ``solutions/`` from the sources (``graders.authoring.source``); every exercise must list its mistakes;
+2. the helper modules that later notebooks import from the notebook that teaches them (d2l's ``#@save``);
+3. ``notebooks/``, the student versions, with nbgrader's ``generate_assignment``;
+4. ``samples/submissions/``, and the notebook tables of the README and of ``colab/README.md``.
 
 A solution cell marked ``"gpucourse": {"save": "timing"}`` in its metadata gives its reference answer
 (markers removed, code kept) to ``gpucourse/timing.py``; notebook 03's ``synchronize`` and ``time_ms``
@@ -33,17 +38,79 @@ def median_ms(fn, device, warmup: int = 3, repeats: int = 10) -> float:
 }
 
 
-def build(out: Path = NOTEBOOKS, names: list[str] | None = None, package: Path | None = None) -> list[Path]:
-    """Generate the student notebooks into ``out``; return the files that changed.
+class BuildError(ValueError):
+    """A source the build cannot use, said so that its author can mend it."""
 
-    The generated helper modules are written into ``package`` (by default the repository's
-    ``gpucourse/`` when ``out`` is ``notebooks/``, and nowhere when building elsewhere).
+
+def build(out: Path = NOTEBOOKS, names: list[str] | None = None, package: Path | None = None) -> list[Path]:
+    """Generate everything (see the module's docstring); return the files that changed.
+
+    Building into the repository's ``notebooks/`` regenerates all of it. Building elsewhere (``out``)
+    writes only the student notebooks there, from the committed ``solutions/``; the generated helper
+    modules go into ``package`` when one is given.
     """
     names = names or notebook_names()
-    if package is None and Path(out).resolve() == NOTEBOOKS.resolve():
+    in_repo = Path(out).resolve() == NOTEBOOKS.resolve()
+    changed = write_solutions(names) if in_repo else []
+    if package is None and in_repo:
         package = PACKAGE
-    changed = write_saved(package) if package is not None else []
-    with tempfile.TemporaryDirectory(prefix="gpucourse-build-") as tmp:
+    changed += write_saved(package) if package is not None else []
+    changed += write_students(out, names)
+    if in_repo:
+        changed += write_samples_and_tables()
+    return changed
+
+
+def solution_text(name: str) -> str:
+    """What ``solutions/NAME.ipynb`` must hold, made from the source; the exercises' fixtures checked."""
+    from graders.authoring import source
+    from graders.authoring.fixtures import FixtureError
+
+    nb = nbtools.tidy(source.solution(name))
+    try:
+        mistakes, _ = source.fixture_lists(name)
+    except FixtureError as exc:
+        raise BuildError(f"{source.source_path(name).name}: {exc}") from None
+    tests = set(nbtools.test_points(nb))
+    for mistake in mistakes:
+        unknown = set(mistake.loses) - tests
+        if unknown:
+            raise BuildError(f"{name}: mistake {mistake.key!r} loses {sorted(unknown)}, which are not test cells")
+    bare = [gid for gid in source.reference_answers(nb) if not any(m.cell == gid for m in mistakes)]
+    if bare:
+        raise BuildError(f"{name}: exercise(s) {', '.join(bare)} list no mistakes: add a fixtures cell after their "
+                         "tests (see docs/authoring.md)")
+    import nbformat
+
+    return nbformat.writes(nb) + "\n"
+
+
+def write_solutions(names: list[str]) -> list[Path]:
+    changed = []
+    for name in names:
+        target = SOLUTIONS / f"{name}.ipynb"
+        text = solution_text(name)
+        if not target.exists() or target.read_text(encoding="utf-8") != text:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+            changed.append(target)
+    return changed
+
+
+def write_samples_and_tables() -> list[Path]:
+    from graders.authoring import links
+    from graders.authoring.samples import write_samples
+    from graders.paths import SAMPLES
+
+    before = {p: p.read_bytes() for p in SAMPLES.rglob("*.ipynb")}
+    changed = [p for p in write_samples(SAMPLES) if before.get(p) != p.read_bytes()]
+    return changed + links.write_tables()
+
+
+def write_students(out: Path, names: list[str]) -> list[Path]:
+    """The student notebooks, made by nbgrader from ``solutions/``, into ``out``."""
+    changed = []
+    with tempfile.TemporaryDirectory(prefix="gpucourse-build-") as tmp:  # nbgrader wants a course folder
         root = Path(tmp) / "course"
         course.create(root, names)
         for name in names:
@@ -96,7 +163,7 @@ def saved_module(module: str) -> str:
         bodies.append(rest)
     header = (f'"""{spec["doc"]}\n\n'
               f"GENERATED by ``python -m graders build`` from the reference answers of the cells marked\n"
-              f"``\"{SAVE_KEY}\": {{\"save\": \"{module}\"}}`` in {', '.join(f'solutions/{s}.ipynb' for s in sources)}:\n"
+              f"``\"{SAVE_KEY}\": {{\"save\": \"{module}\"}}`` in {', '.join(f'sources/{s}.py' for s in sources)}:\n"
               f"edit those cells, not this file. The notebook that teaches these grades them, and gives\n"
               f"nothing for importing them from here (see gpucourse.origin).\n"
               f'"""\n\n'

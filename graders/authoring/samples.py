@@ -9,14 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from graders import nbtools
+from graders.authoring import source
 from graders.mistakes import Mistake, for_notebook
 from graders.paths import NOTEBOOKS, SOLUTIONS, notebook_names
 
 
 def reference_answers(name: str) -> dict[str, str]:
     """``{answer cell grade_id: the reference answer without solution markers}``."""
-    nb = nbtools.read(SOLUTIONS / f"{name}.ipynb")
-    return {nbtools.grade_id(c): nbtools.answer_from_solution(c.source) for c in nb.cells if nbtools.is_solution_cell(c)}
+    return source.reference_answers(nbtools.read(SOLUTIONS / f"{name}.ipynb"))
 
 
 def submission(name: str, answers: dict[str, str] | None = None):

@@ -44,8 +44,12 @@ def pack(mistakes: list) -> list[list]:
     return groups
 
 
-def make_submissions(folder: Path, names: list[str]) -> list[Expectation]:
-    """Write one student per case into ``folder``; return what each must score."""
+def make_submissions(folder: Path, names: list[str], rounds: int | None = None) -> list[Expectation]:
+    """Write one student per case into ``folder``; return what each must score.
+
+    ``rounds`` keeps only that many packed mistake submissions per notebook (the test suite grades one
+    end to end; ``python -m graders judge`` runs every mistake in one kernel).
+    """
     if folder.exists():
         shutil.rmtree(folder)
     expected = []
@@ -54,7 +58,7 @@ def make_submissions(folder: Path, names: list[str]) -> list[Expectation]:
         cases = [("solution", nbtools.read(SOLUTIONS / f"{name}.ipynb"), frozenset(), ()),
                  ("correct", samples.submission(name, samples.reference_answers(name)), frozenset(), ()),
                  ("untouched", samples.submission(name), frozenset(points), ())]
-        for index, group in enumerate(pack(for_notebook(name))):
+        for index, group in enumerate(pack(for_notebook(name))[:rounds]):
             student = f"m-{name[:2]}-{group[0].key}" if len(group) == 1 else f"m-{name[:2]}-round{index + 1}"
             cases.append((student, samples.with_mistakes(name, group),
                           frozenset(gid for m in group for gid in m.loses), tuple(m.key for m in group)))

@@ -623,5 +623,6 @@ def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state o
                 raise
 
     sys.addaudithook(hook)
-    log("install", seconds=round(time.perf_counter() - started, 3), modules=len(snap_modules), classes=len(snap_classes), functions=len(snap_code))
+    log("install", seconds=round(time.perf_counter() - started, 3), modules=len(snap_modules),
+        classes=len(snap_classes), functions=len(snap_code))
     return Guard()

@@ -1,14 +1,13 @@
 """The common mistakes of each graded exercise, as fixture submissions.
 
-``graders/mistakes/nbNN.py`` (for notebook ``NN_name``) holds ``MISTAKES``: each replaces one
-answer cell with a wrong answer a student really writes, and names the test cells it must fail.
-The tests grade every one with real nbgrader and assert it loses exactly those points; the
-sample student "mistakes" in ``samples/`` carries the ones marked ``sample=True``.
+They are written in the notebook's source, ``sources/NN_name.py``, as small edits of the reference
+answer, in an author-only cell after the exercise's tests (``graders.authoring.fixtures`` reads them).
+Each names the test cells it must fail; the tests grade them and assert each loses exactly those
+points; the sample student "mistakes" in ``samples/`` carries the ones marked ``sample``.
 """
 
 from __future__ import annotations
 
-import importlib
 import textwrap
 from dataclasses import dataclass
 
@@ -28,9 +27,7 @@ class Mistake:
 
 
 def for_notebook(name: str) -> list[Mistake]:
-    """The mistakes listed for notebook ``name`` (``01_devices`` -> ``graders.mistakes.nb01``)."""
-    try:
-        module = importlib.import_module(f"{__name__}.nb{name[:2]}")
-    except ModuleNotFoundError:
-        return []
-    return list(module.MISTAKES)
+    """The mistakes the source of notebook ``name`` lists, in source order."""
+    from graders.authoring.source import fixture_lists
+
+    return fixture_lists(name)[0]

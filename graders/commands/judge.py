@@ -1,0 +1,66 @@
+HELP = ("score the reference and every mistake and alternative on every test cell, in one kernel per notebook "
+        "and without nbgrader: each must lose exactly the tests it names")
+
+
+def add_arguments(p):
+    p.add_argument("notebooks", nargs="*", help="notebook names, 03 or 03_async_timing (default: all, or the one "
+                                                "with --exercise's answer cell)")
+    p.add_argument("--exercise", metavar="GRADE_ID", help="judge only the fixtures of this answer cell")
+    p.add_argument("--timeout", type=int, help="seconds one cell may run before it is interrupted "
+                                               "(default: the grader's GRADER_CELL_TIMEOUT_S)")
+
+
+def resolve(names: list[str]) -> list[str]:
+    """``03`` or ``03_async_timing`` -> ``03_async_timing``; an unknown name is an error."""
+    from graders.paths import notebook_names
+
+    known = notebook_names()
+    found = []
+    for name in names:
+        match = [n for n in known if n == name or n.split("_")[0] == name]
+        if not match:
+            raise SystemExit(f"judge: no notebook {name!r} (the course has {', '.join(known)})")
+        found += match
+    return found
+
+
+def with_exercise(names: list[str], exercise: str) -> list[str]:
+    """The notebooks among ``names`` (all where none are named) that have the answer cell ``exercise``."""
+    from graders.checks.judge import answer_cells
+    from graders.checks.kernel import solution_notebook
+    from graders.paths import notebook_names
+
+    found = [n for n in names or notebook_names() if exercise in answer_cells(solution_notebook(n))]
+    if not found:
+        raise SystemExit(f"judge: no answer cell {exercise!r} in {', '.join(names) or 'the course'}")
+    return found
+
+
+def line(v) -> str:
+    def names(tests):
+        return ",".join(sorted(tests)) or "-"
+    mark = "PROBLEM" if v.problem() else "ok"
+    return (f"{mark:7} {v.notebook:16} {v.kind:11} {v.key:28} expected {names(v.expected):28} "
+            f"got {names(v.lost):28} {v.score:g}/{v.max:g}")
+
+
+def run(args) -> int:
+    import time
+
+    from graders.checks.judge import judge_notebook
+
+    names = resolve(args.notebooks)
+    if args.exercise:
+        names = with_exercise(names, args.exercise)
+    start = time.monotonic()
+    verdicts = []
+    for name in names:
+        for v in judge_notebook(name, args.exercise, args.timeout):
+            print(line(v), flush=True)
+            verdicts.append(v)
+    problems = [v.problem() for v in verdicts if v.problem()]
+    if problems:
+        print("\n".join(problems))
+    fixtures = sum(v.kind != "reference" for v in verdicts)
+    print(f"judge: {fixtures} fixtures, {len(problems)} problems, {time.monotonic() - start:.0f} s")
+    return 1 if problems else 0

@@ -1,0 +1,956 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] id="title"
+# Every tensor lives on exactly one **device**: the CPU's memory or one GPU's memory. Every operation runs
+# where its inputs live, and PyTorch never moves data behind your back. Almost every "my GPU code is broken"
+# question comes down to that one rule.
+#
+# **You will learn to**
+# - read a tensor's device and predict where an operation runs;
+# - recognise the cross-device error, and reproduce it without a GPU;
+# - tell `Module.to` (moves in place) from `Tensor.to` (returns a new tensor), and avoid the unassigned `x.to(device)` bug;
+# - write the device-agnostic helpers that the rest of the module uses: `pick_device`, `to_device`,
+#   `train_one_epoch`, `evaluate`.
+#
+# **Time:** about 30 minutes on a Colab T4, about 35 minutes on a laptop CPU (the training run is the only slow part).
+
+# %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false}
+# The shared set-up: `python -m graders build` writes its install part above these lines.
+from gpucourse.bootstrap import setup
+DEVICE, QUICK = setup()
+import torch
+from gpucourse.checks import needs  # a demonstration that runs your answers waits until they are answered
+
+
+# %% [markdown] id="recap"
+# ## Recap: what this module builds on
+#
+# - **Module 4**: a `DataLoader` yields batches `(x, y)` from a `Dataset`; shuffling and batch size are its job.
+# - **Module 5**: the Fashion-MNIST MLP, `Flatten → Linear(784, 256) → ReLU → Linear(256, 10)`, trained with cross-entropy.
+# - **Module 6**: AdamW with a cosine learning-rate schedule.
+#
+# `gpucourse.model` holds that model and optimizer, and `gpucourse.data` loads Fashion-MNIST, so that this module
+# can concentrate on *where* the work runs.
+
+# %% [markdown] id="s1"
+# ## 1. Where does a tensor live?
+#
+# `tensor.device` answers it. A new tensor is created on the CPU unless you say otherwise; `device=` creates it
+# somewhere else directly, which is cheaper than creating it on the CPU and copying.
+#
+# Besides `cpu`, `cuda` (NVIDIA) and `mps` (Apple), PyTorch has a **`meta`** device: tensors there have a shape and a
+# dtype but no data. It costs nothing, and it behaves like a second device, so it lets us show the cross-device rules
+# on a machine without a GPU.
+
+# %% id="s1-demo"
+x = torch.randn(2, 3)
+print("x lives on:", x.device)
+print("created where it is needed:", torch.zeros(2, 3, device=DEVICE).device)
+m = torch.randn(2, 3, device="meta")
+print("a meta tensor has a shape and a dtype but no data:", m.shape, m.dtype, m.device)
+
+# %% id="s1-figure"
+import matplotlib.pyplot as plt
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+fig, ax = plt.subplots(figsize=(8, 3))
+for x0, title, items in [(0.02, "CPU memory (host)", ["model weights (before .to)", "x from the DataLoader"]),
+                         (0.55, f"{'GPU' if DEVICE.type != 'cpu' else 'accelerator'} memory (device)",
+                          ["model weights (after model.to)", "x_dev = x.to(device)"])]:
+    ax.add_patch(FancyBboxPatch((x0, 0.1), 0.43, 0.8, boxstyle="round,pad=0.02", fc="#eef3fb", ec="#3b6db3"))
+    ax.text(x0 + 0.215, 0.82, title, ha="center", fontsize=11, weight="bold")
+    for i, item in enumerate(items):
+        ax.text(x0 + 0.215, 0.58 - 0.25 * i, item, ha="center", fontsize=10)
+ax.add_patch(FancyArrowPatch((0.45, 0.4), (0.57, 0.4), arrowstyle="-|>", mutation_scale=20, color="#c0392b"))
+ax.text(0.51, 0.47, "copy over PCIe", ha="center", fontsize=9, color="#c0392b")
+ax.text(0.5, 0.0, "Operations run where their inputs are; mixing devices is an error (0-dim CPU tensors aside).",
+        ha="center", fontsize=10, style="italic")
+ax.set_axis_off()
+plt.show()
+
+# %% [markdown] id="s2"
+# ## 2. The cross-device error
+#
+# Mixing devices in one operation is an error, never a silent copy (with one small exception: the box below).
+# On a CUDA GPU, torch 2.14 words it like this for a model on the GPU given a batch on the CPU (`mat1` is the batch, in
+# the matrix product inside `Linear`):
+# `Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)`,
+# and for an elementwise operation such as `a + b`:
+# `Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!`.
+# With the `meta` device we can trigger the same kind of error on any machine (in meta's own words):
+
+# %% id="s2-demo"
+layer = torch.nn.Linear(3, 2).to("meta")   # the weights moved to the second device
+x = torch.randn(4, 3)                      # the input stayed on the CPU
+try:
+    layer(x)
+except RuntimeError as error:
+    print("RuntimeError:", error)
+
+# %% [markdown] id="s2-fix"
+# The fix is always the same: put the inputs where the weights are, `layer(x.to(device))`, with the model moved
+# once before training and every batch moved as it arrives.
+
+# %% [markdown] id="myth-devices"
+# > **Myth vs. current PyTorch:** *"Any operation that mixes a CPU tensor with a GPU tensor raises."* Almost. A
+# > **0-dim** CPU tensor (one number, such as `torch.tensor(0.5)`) may join a tensor on another device in an
+# > elementwise operation, the way a Python number does: its value is read on the host and handed to the kernel as a
+# > scalar. One element is not enough: `torch.tensor([0.5])` has a dimension and raises, and so does the reverse, a
+# > 0-dim GPU tensor with CPU tensors. The cell shows it with the `meta` device; CUDA's elementwise operations follow
+# > the same rule (that is why `cuda_loss * torch.tensor(0.5)` works).
+
+# %% id="myth-devices-demo"
+a = torch.ones(3, device="meta")             # stands in for a tensor on the GPU
+print("meta tensor * 0-dim CPU tensor: allowed, result on", (a * torch.tensor(0.5)).device)
+for label, fn in [("meta tensor * 1-element CPU tensor", lambda: a * torch.tensor([0.5])),
+                  ("CPU tensor * 0-dim meta tensor   ", lambda: torch.ones(3) * torch.tensor(0.5, device="meta"))]:
+    try:
+        fn()
+    except RuntimeError as error:
+        print(f"{label}: RuntimeError: {error}")
+
+# %% [markdown] id="s3"
+# ## 3. `Module.to` moves in place; `Tensor.to` returns a new tensor
+#
+# The two `.to` methods look alike and behave differently:
+#
+# - `model.to(device)` moves the module's parameters and buffers **in place** and returns **the same object**, so
+#   `model.to(device)` on its own line is fine.
+# - `x.to(device)` leaves `x` where it is and returns a **new** tensor on the device (or `x` itself when nothing needs
+#   to change). On its own line it does nothing useful.
+
+# %% id="s3-demo"
+model = torch.nn.Linear(3, 2)
+returned = model.to("meta")
+print("Module.to returns the same object:", returned is model, "| weight now on", model.weight.device)
+
+x = torch.randn(4, 3)
+x.to("meta")                      # the bug: the result is thrown away
+print("after the unassigned x.to('meta'), x is still on", x.device)
+x = x.to("meta")                  # the fix: keep the result
+print("after x = x.to('meta'), x is on", x.device)
+
+
+# %% [markdown] id="s3-box"
+# > **Common bug: the unassigned `x.to(device)`.** Because `model.to(device)` works on its own line, people write
+# > `x.to(device)` the same way, and the next line fails with the cross-device error, or, worse, quietly runs on
+# > the CPU when the model was never moved either. Always assign: `x = x.to(device)`.
+
+# %% [markdown] id="ex1"
+# ## Exercise 1: `pick_device` (2 points)
+#
+# Write a function that returns the best device available, as a `torch.device`: CUDA if available, else Apple's
+# MPS if available, else the CPU. Check with `torch.cuda.is_available()` and `torch.backends.mps.is_available()`.
+
+# %% nbgrader={"grade": false, "grade_id": "pick_device", "locked": false, "schema_version": 3, "solution": true}
+def pick_device() -> torch.device:
+    """Return torch.device("cuda") if CUDA is available, else torch.device("mps") if Apple's
+    Metal backend is available, else torch.device("cpu"). Always a torch.device, never a string."""
+    ### BEGIN SOLUTION
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_pick_device", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+import gpucourse.env
+from gpucourse.checks import Check
+from gpucourse.fakes import fake_accelerators
+from gpucourse.origin import borrowed
+
+with Check("pick_device") as check:
+    where = borrowed(pick_device, answers=[gpucourse.env.best_device, gpucourse.env.environment_report])
+    check.that(where is None, f"pick_device comes from {where}: write your own here.")
+    device = check.call(pick_device)
+    check.that(isinstance(device, torch.device), "Return a torch.device, e.g. torch.device('cpu'), not a string.")
+    with fake_accelerators(cuda=False, mps=False):
+        check.equal(pick_device(), torch.device("cpu"), "With no GPU at all, the answer is the CPU.")
+    with fake_accelerators(cuda=True, mps=False):
+        check.equal(pick_device(), torch.device("cuda"), "When torch.cuda.is_available() is True, pick cuda.")
+
+### BEGIN HIDDEN TESTS
+import gpucourse.env as _env
+from gpucourse.origin import borrowed as _borrowed
+assert _borrowed(pick_device, answers=[_env.best_device, _env.environment_report]) is None, \
+    "pick_device must be written in this notebook"
+with fake_accelerators(cuda=False, mps=True):
+    assert pick_device() == torch.device("mps"), "MPS must be chosen when it is the only accelerator"
+    assert isinstance(pick_device(), torch.device)
+with fake_accelerators(cuda=True, mps=True):
+    assert pick_device() == torch.device("cuda"), "CUDA comes before MPS"
+with fake_accelerators(cuda=False, mps=False):
+    assert isinstance(pick_device(), torch.device) and pick_device().type == "cpu"
+### END HIDDEN TESTS
+
+# %% [markdown] fixtures="pick_device"
+# ### Mistakes and correct alternatives for `pick_device` (author-only: in no generated notebook)
+#
+# **mistake `device-string`**, sample, loses `test_pick_device`: returns a string, not a torch.device
+# ```diff
+# @@
+# -        return torch.device("cuda")
+# +        return "cuda"
+# @@
+# -        return torch.device("mps")
+# -    return torch.device("cpu")
+# +        return "mps"
+# +    return "cpu"
+# ```
+#
+# **mistake `no-mps`**, loses `test_pick_device`: forgets Apple's MPS
+# ```diff
+# @@
+# -    if torch.cuda.is_available():
+# -        return torch.device("cuda")
+# -    if torch.backends.mps.is_available():
+# -        return torch.device("mps")
+# -    return torch.device("cpu")
+# +    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+# ```
+#
+# **mistake `mps-first`**, loses `test_pick_device`: prefers MPS over CUDA
+# ```diff
+# @@
+# +    if torch.backends.mps.is_available():
+# +        return torch.device("mps")
+#      if torch.cuda.is_available():
+#          return torch.device("cuda")
+# -    if torch.backends.mps.is_available():
+# -        return torch.device("mps")
+# ```
+#
+# **alternative `ternary`**: one conditional expression
+# ```python
+# def pick_device() -> torch.device:
+#     name = "cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu"
+#     return torch.device(name)
+# ```
+#
+# **alternative `helper-loop`**: an own helper whose name starts with _, and a loop
+# ```python
+# def _available(kind):
+#     return {"cuda": torch.cuda.is_available, "mps": torch.backends.mps.is_available}[kind]()
+#
+# def pick_device() -> torch.device:
+#     for _kind in ("cuda", "mps"):
+#         if _available(_kind):
+#             return torch.device(_kind)
+#     return torch.device("cpu")
+# ```
+#
+# **alternative `debug-print`**: a debug print and a warning
+# ```python
+# import warnings
+#
+# def pick_device() -> torch.device:
+#     if torch.cuda.is_available():
+#         device = torch.device("cuda", 0).type
+#     elif torch.backends.mps.is_available():
+#         device = "mps"
+#     else:
+#         warnings.warn("no accelerator found, using the CPU")
+#         device = "cpu"
+#     print("picked", device)
+#     return torch.device(device)
+# ```
+
+# %% [markdown] id="ex2"
+# ## Exercise 2: `to_device` (3 points)
+#
+# A batch is rarely a single tensor: it is a tuple `(x, y)`, a dict of named tensors, sometimes lists inside dicts.
+# Write `to_device(obj, device, non_blocking=False)` that returns a copy of `obj` with **every tensor moved** to
+# `device`, however deeply it sits inside lists, tuples and dicts.
+#
+# The contract:
+# - lists stay lists, tuples stay tuples, dicts stay dicts (with the same keys);
+# - anything that is not a tensor or one of those containers (numbers, strings, `None`) comes back untouched;
+# - the input is **not modified**: build new containers;
+# - `non_blocking` is passed on to every `Tensor.to` call (the next notebook shows why it matters).
+
+# %% nbgrader={"grade": false, "grade_id": "to_device", "locked": false, "schema_version": 3, "solution": true}
+def to_device(obj, device, non_blocking=False):
+    """Return obj with every tensor inside (nested lists, tuples, dicts) moved to device.
+
+    Containers keep their type, other objects are returned as they are, obj itself is not
+    modified, and non_blocking is passed to every Tensor.to call."""
+    ### BEGIN SOLUTION
+    if isinstance(obj, torch.Tensor):
+        return obj.to(device, non_blocking=non_blocking)
+    if isinstance(obj, dict):
+        return type(obj)((key, to_device(value, device, non_blocking)) for key, value in obj.items())
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(to_device(item, device, non_blocking) for item in obj)
+    return obj
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_to_device", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+from gpucourse.checks import Check
+from gpucourse.fakes import RecordTransfers
+
+with Check("to_device") as check:
+    batch = (torch.randn(2, 3), torch.tensor([1, 0]))
+    moved = check.call(to_device, batch, "meta")
+    check.that(isinstance(moved, tuple) and len(moved) == 2, "A tuple (x, y) must come back as a tuple of two.")
+    check.that(all(t.device.type == "meta" for t in moved), "Every tensor in the tuple must be on the new device.")
+    check.that(batch[0].device.type == "cpu", "Do not change the input; return new containers.")
+    moved = to_device({"image": torch.ones(1), "label": 3}, "meta")
+    check.that(isinstance(moved, dict) and moved["image"].device.type == "meta",
+               "Tensors inside a dict must be moved too.")
+    check.equal(moved["label"], 3, "Objects that are not tensors come back untouched.")
+
+### BEGIN HIDDEN TESTS
+import random as _random
+_rng = _random.Random()
+_leaf = [torch.randn(_rng.randint(1, 4)) for _ in range(4)]
+_nested = {"a": [_leaf[0], (_leaf[1], "text", None)], "b": {"c": _leaf[2], "n": 7}, "d": [[_leaf[3]]]}
+_out = to_device(_nested, "meta")
+assert type(_out) is dict and set(_out) == {"a", "b", "d"}
+assert type(_out["a"]) is list and type(_out["a"][1]) is tuple and type(_out["b"]) is dict
+assert _out["a"][0].device.type == "meta" and _out["a"][1][0].device.type == "meta"
+assert _out["b"]["c"].device.type == "meta" and _out["d"][0][0].device.type == "meta"
+assert _out["a"][1][1] == "text" and _out["a"][1][2] is None and _out["b"]["n"] == 7
+assert tuple(_out["b"]["c"].shape) == tuple(_leaf[2].shape)
+# the input is untouched
+assert _nested["a"][0] is _leaf[0] and _nested["b"]["c"] is _leaf[2] and _nested["d"][0][0] is _leaf[3]
+assert all(t.device.type == "cpu" for t in _leaf)
+# a plain list stays a list, a bare tensor is moved, a non-tensor passes through
+assert type(to_device([_leaf[0]], "meta")) is list
+assert to_device(_leaf[1], "meta").device.type == "meta"
+_obj = object()
+assert to_device(_obj, "meta") is _obj
+# non_blocking reaches every Tensor.to call, and is off by default
+with RecordTransfers() as _rec:
+    to_device(_nested, "cpu", non_blocking=True)
+assert len(_rec.transfers) >= 4 and _rec.all_non_blocking, "non_blocking=True must be passed to every Tensor.to"
+with RecordTransfers() as _rec:
+    to_device(_nested, "cpu")
+assert not any(t.non_blocking for t in _rec.transfers), "non_blocking defaults to False"
+### END HIDDEN TESTS
+
+# %% [markdown] fixtures="to_device"
+# ### Mistakes and correct alternatives for `to_device` (author-only: in no generated notebook)
+#
+# **mistake `dict-ignored`**, loses `test_to_device`: dicts are returned as they are
+# ```diff
+# @@
+# -    if isinstance(obj, dict):
+# -        return type(obj)((key, to_device(value, device, non_blocking)) for key, value in obj.items())
+# @@
+# -        return type(obj)(to_device(item, device, non_blocking) for item in obj)
+# +        return type(obj)(to_device(o, device, non_blocking) for o in obj)
+# ```
+#
+# **mistake `non-blocking-dropped`**, loses `test_to_device`: non_blocking never reaches Tensor.to
+# ```diff
+# @@
+# -        return obj.to(device, non_blocking=non_blocking)
+# +        return obj.to(device)
+# @@
+# -        return type(obj)((key, to_device(value, device, non_blocking)) for key, value in obj.items())
+# +        return {k: to_device(v, device, non_blocking) for k, v in obj.items()}
+# @@
+# -        return type(obj)(to_device(item, device, non_blocking) for item in obj)
+# +        return type(obj)(to_device(o, device, non_blocking) for o in obj)
+# ```
+#
+# **mistake `mutates-input`**, loses `test_to_device`: moves in place, changing the caller's batch
+# ```diff
+# @@
+# -        return type(obj)((key, to_device(value, device, non_blocking)) for key, value in obj.items())
+# -    if isinstance(obj, (list, tuple)):
+# -        return type(obj)(to_device(item, device, non_blocking) for item in obj)
+# +        for k in obj:
+# +            obj[k] = to_device(obj[k], device, non_blocking)
+# +        return obj
+# +    if isinstance(obj, list):
+# +        for i, o in enumerate(obj):
+# +            obj[i] = to_device(o, device, non_blocking)
+# +        return obj
+# +    if isinstance(obj, tuple):
+# +        return tuple(to_device(o, device, non_blocking) for o in obj)
+# ```
+#
+# **mistake `tuple-to-list`**, loses `test_to_device`: tuples come back as lists
+# ```diff
+# @@
+# -        return type(obj)((key, to_device(value, device, non_blocking)) for key, value in obj.items())
+# +        return {k: to_device(v, device, non_blocking) for k, v in obj.items()}
+# @@
+# -        return type(obj)(to_device(item, device, non_blocking) for item in obj)
+# +        return [to_device(o, device, non_blocking) for o in obj]
+# ```
+#
+# **alternative `match-type`**: a match statement, keyword arguments
+# ```python
+# def to_device(obj, device, non_blocking=False):
+#     match obj:
+#         case torch.Tensor():
+#             return obj.to(device=device, non_blocking=non_blocking)
+#         case dict():
+#             return type(obj)({k: to_device(v, device, non_blocking) for k, v in obj.items()})
+#         case list() | tuple():
+#             return type(obj)([to_device(v, device, non_blocking) for v in obj])
+#         case _:
+#             return obj
+# ```
+#
+# **alternative `helper-underscore`**: own helpers and locals named _out, _key, _item
+# ```python
+# def _move(_x, _device, _nb):
+#     return _x.to(_device, non_blocking=_nb) if torch.is_tensor(_x) else to_device(_x, _device, _nb)
+#
+# def to_device(obj, device, non_blocking=False):
+#     if isinstance(obj, dict):
+#         _out = {}
+#         for _key, _value in obj.items():
+#             _out[_key] = _move(_value, device, non_blocking)
+#         return _out
+#     if isinstance(obj, tuple):
+#         return tuple(_move(_item, device, non_blocking) for _item in obj)
+#     if isinstance(obj, list):
+#         return [_move(_item, device, non_blocking) for _item in obj]
+#     if torch.is_tensor(obj):
+#         return _move(obj, device, non_blocking)
+#     return obj
+# ```
+#
+# **alternative `scratch-globals`**: an innocent globals() check in a scratch line, map and a lambda
+# ```python
+# if "model" not in globals():
+#     print("no model yet, that is fine")
+#
+# def to_device(obj, device, non_blocking=False):
+#     if isinstance(obj, torch.Tensor):
+#         return obj.to(device, non_blocking=non_blocking)
+#     if isinstance(obj, (list, tuple)):
+#         return type(obj)(map(lambda o: to_device(o, device, non_blocking), obj))
+#     if isinstance(obj, dict):
+#         return dict((k, to_device(v, device, non_blocking)) for k, v in obj.items())
+#     return obj
+# ```
+
+# %% [markdown] id="ex3"
+# ## Exercise 3: `train_one_epoch` (3 points)
+#
+# One epoch of training, written once so that it works on any device:
+#
+# - put the model in **training mode** (`model.train()`): dropout and batch norm behave differently in training;
+# - move every batch `(x, y)` to `device` with `non_blocking=True`;
+# - the usual step: zero the gradients, forward, loss, backward, optimizer step;
+# - return the **mean loss per example** over the epoch, as a Python `float`.
+#
+# Careful with the mean: the last batch is often smaller than the others, so the mean of the batch losses is not the
+# mean per example. Weight each batch's (mean) loss by its number of examples.
+
+# %% nbgrader={"grade": false, "grade_id": "train_one_epoch", "locked": false, "schema_version": 3, "solution": true}
+def train_one_epoch(model, loader, optimizer, criterion, device) -> float:
+    """Train model for one pass over loader on device; return the mean loss per example (a float).
+
+    criterion returns the mean loss of a batch (reduction="mean"); batches are moved with
+    non_blocking=True; the model is in training mode."""
+    ### BEGIN SOLUTION
+    model.train()
+    total_loss, total_examples = 0.0, 0
+    for x, y in loader:
+        x = x.to(device, non_blocking=True)
+        y = y.to(device, non_blocking=True)
+        optimizer.zero_grad(set_to_none=True)
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        total_loss += loss.item() * x.size(0)
+        total_examples += x.size(0)
+    return total_loss / total_examples
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_train_one_epoch", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+import copy
+import math
+from gpucourse.checks import Check
+from gpucourse.fakes import RecordTransfers
+from gpucourse.testing import ModeProbe, toy_loader
+
+with Check("train_one_epoch") as check:
+    loader = toy_loader(n=10, batch_size=4, features=4, classes=3, seed=0)  # batches of 4, 4, 2
+    x_all, y_all = loader.dataset.tensors
+    # A last layer of zeros scores every class the same: the loss is ln(3) on every batch.
+    model = ModeProbe(torch.nn.Linear(4, 3))
+    torch.nn.init.zeros_(model.inner.weight)
+    torch.nn.init.zeros_(model.inner.bias)
+    model.eval()
+    with RecordTransfers() as moves:
+        loss = check.call(train_one_epoch, model, loader, torch.optim.SGD(model.parameters(), lr=0.0),
+                          torch.nn.CrossEntropyLoss(), "cpu")
+    check.that(isinstance(loss, float), "Return a Python float: use loss.item(), not the loss tensor.")
+    check.that(model.seen_modes and all(model.seen_modes), "Put the model in training mode before the loop.")
+    check.close(loss, math.log(3), "A model that scores the 3 classes equally has a loss of ln(3) on every batch, "
+                "so the mean loss per example must be ln(3).", rel=1e-5)
+    check.that(sum(t.non_blocking for t in moves.transfers) >= 2 * len(loader),
+               "Move every batch's x and y with .to(device, non_blocking=True).")
+    # With lr=0 nothing changes, so the mean loss per example is the loss of all 10 examples at once.
+    model = torch.nn.Linear(4, 3)
+    with torch.no_grad():
+        whole = torch.nn.functional.cross_entropy(model(x_all), y_all).item()
+    loss = train_one_epoch(model, loader, torch.optim.SGD(model.parameters(), lr=0.0), torch.nn.CrossEntropyLoss(),
+                           "cpu")
+    check.close(loss, whole, "With lr=0 the mean loss per example must equal the loss of the whole data set: weight "
+                "each batch's mean loss by its size (the last batch has 2 examples).", rel=1e-5)
+    before = copy.deepcopy(model.state_dict())
+    train_one_epoch(model, loader, torch.optim.SGD(model.parameters(), lr=0.1), torch.nn.CrossEntropyLoss(), "cpu")
+    check.that(any(not torch.equal(before[k], v) for k, v in model.state_dict().items()),
+               "With lr=0.1 the parameters must change: call loss.backward() and optimizer.step() for every batch.")
+
+### BEGIN HIDDEN TESTS
+def _reference_train_epoch(model, loader, lr):
+    """One epoch of plain SGD with cross-entropy; the mean loss per example, before each step."""
+    model.train()
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    criterion = torch.nn.CrossEntropyLoss()
+    total, count = 0.0, 0
+    for x, y in loader:
+        optimizer.zero_grad()
+        batch_loss = criterion(model(x), y)
+        batch_loss.backward()
+        optimizer.step()
+        total += batch_loss.item() * len(x)
+        count += len(x)
+    model.seen_modes.clear()  # the reference's own forward calls are not the student's
+    return total / count
+
+class _RecordShapes(RecordTransfers):
+    """RecordTransfers that also keeps the shape of each moved tensor (in .shapes, one per transfer)."""
+    def __init__(self):
+        super().__init__()
+        self.shapes = []
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        _count = len(self.transfers)
+        _result = super().__torch_function__(func, types, args, kwargs)
+        if len(self.transfers) > _count:  # a Tensor.to / .cuda / .copy_ call was recorded
+            self.shapes.append(tuple(args[0].shape))
+        return _result
+
+for _seed in range(3):
+    _g = torch.Generator().manual_seed(torch.seed() % 2**31)
+    _n, _bs = int(torch.randint(7, 40, (1,), generator=_g)), int(torch.randint(3, 9, (1,), generator=_g))
+    if _n % _bs == 0:
+        _n += 1  # always an uneven last batch
+    _loader = toy_loader(n=_n, batch_size=_bs, features=5, classes=4,
+                         seed=int(torch.randint(0, 10**6, (1,), generator=_g)))
+    _model = ModeProbe(torch.nn.Sequential(torch.nn.Linear(5, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4)))
+    _ref = copy.deepcopy(_model)
+    _expected = _reference_train_epoch(_ref, _loader, lr=0.05)
+    _model.eval()
+    with _RecordShapes() as _rec:
+        _loss = train_one_epoch(_model, _loader, torch.optim.SGD(_model.parameters(), lr=0.05),
+                                torch.nn.CrossEntropyLoss(), torch.device("cpu"))
+    assert isinstance(_loss, float)
+    assert abs(_loss - _expected) <= 1e-4 * max(1.0, abs(_expected)), "mean loss per example"
+    for _p, _q in zip(_model.parameters(), _ref.parameters()):
+        assert torch.allclose(_p, _q, atol=1e-5), "parameters after the epoch differ: zero_grad, backward, step?"
+    assert _model.seen_modes and all(_model.seen_modes), "train mode"
+    # the batches' transfers: x is (batch, 5) float32, y is (batch,) int64; the model's parameters
+    # ((16, 5), (16,), (4, 16), (4,)) never have those shapes, so moving the model may be blocking
+    _moves = [t for t, _shape in zip(_rec.transfers, _rec.shapes) if t.method in ("to", "cuda")
+              and (_shape[1:] == (5,) and _shape[0] <= _bs or len(_shape) == 1 and t.source_dtype == torch.int64)]
+    assert len(_moves) >= 2 * len(_loader), "every x and y must be moved to the device"
+    assert all(t.non_blocking for t in _moves), "batches must move with non_blocking=True"
+### END HIDDEN TESTS
+
+# %% [markdown] fixtures="train_one_epoch"
+# ### Mistakes and correct alternatives for `train_one_epoch` (author-only: in no generated notebook)
+#
+# **mistake `mean-of-batch-means`**, sample, loses `test_train_one_epoch`: averages batch means; the short last batch weighs too much
+# ```diff
+# @@
+# -    total_loss, total_examples = 0.0, 0
+# +    losses = []
+# @@
+# -        x = x.to(device, non_blocking=True)
+# -        y = y.to(device, non_blocking=True)
+# -        optimizer.zero_grad(set_to_none=True)
+# +        x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+# +        optimizer.zero_grad()
+# @@
+# -        total_loss += loss.item() * x.size(0)
+# -        total_examples += x.size(0)
+# -    return total_loss / total_examples
+# +        losses.append(loss.item())
+# +    return sum(losses) / len(losses)
+# ```
+#
+# **mistake `no-train-mode`**, loses `test_train_one_epoch`: never calls model.train()
+# ```diff
+# @@
+# -    model.train()
+# -    total_loss, total_examples = 0.0, 0
+# +    total, count = 0.0, 0
+# @@
+# -        x = x.to(device, non_blocking=True)
+# -        y = y.to(device, non_blocking=True)
+# -        optimizer.zero_grad(set_to_none=True)
+# +        x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+# +        optimizer.zero_grad()
+# @@
+# -        total_loss += loss.item() * x.size(0)
+# -        total_examples += x.size(0)
+# -    return total_loss / total_examples
+# +        total += loss.item() * len(x)
+# +        count += len(x)
+# +    return total / count
+# ```
+#
+# **mistake `blocking-transfer`**, loses `test_train_one_epoch`: moves batches without non_blocking=True
+# ```diff
+# @@
+# -    total_loss, total_examples = 0.0, 0
+# +    total, count = 0.0, 0
+# @@
+# -        x = x.to(device, non_blocking=True)
+# -        y = y.to(device, non_blocking=True)
+# -        optimizer.zero_grad(set_to_none=True)
+# +        x, y = x.to(device), y.to(device)
+# +        optimizer.zero_grad()
+# @@
+# -        total_loss += loss.item() * x.size(0)
+# -        total_examples += x.size(0)
+# -    return total_loss / total_examples
+# +        total += loss.item() * len(x)
+# +        count += len(x)
+# +    return total / count
+# ```
+#
+# **mistake `no-zero-grad`**, loses `test_train_one_epoch`: gradients accumulate across batches
+# ```diff
+# @@
+# -    total_loss, total_examples = 0.0, 0
+# +    total, count = 0.0, 0
+# @@
+# -        x = x.to(device, non_blocking=True)
+# -        y = y.to(device, non_blocking=True)
+# -        optimizer.zero_grad(set_to_none=True)
+# +        x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+# @@
+# -        total_loss += loss.item() * x.size(0)
+# -        total_examples += x.size(0)
+# -    return total_loss / total_examples
+# +        total += loss.item() * len(x)
+# +        count += len(x)
+# +    return total / count
+# ```
+#
+# **mistake `returns-tensor`**, loses `test_train_one_epoch`: returns a tensor instead of a float
+# ```diff
+# @@
+# -    total_loss, total_examples = 0.0, 0
+# +    total, count = 0.0, 0
+# @@
+# -        x = x.to(device, non_blocking=True)
+# -        y = y.to(device, non_blocking=True)
+# -        optimizer.zero_grad(set_to_none=True)
+# +        x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+# +        optimizer.zero_grad()
+# @@
+# -        total_loss += loss.item() * x.size(0)
+# -        total_examples += x.size(0)
+# -    return total_loss / total_examples
+# +        total = total + loss.detach() * len(x)
+# +        count += len(x)
+# +    return total / count
+# ```
+#
+# **alternative `model-to-device`**: moves the model to the device inside the function; locals named _x, _loss
+# ```python
+# def train_one_epoch(model, loader, optimizer, criterion, device) -> float:
+#     model.to(device)
+#     model.train()
+#     _total, _count = 0.0, 0
+#     for _x, _y in loader:
+#         _x, _y = _x.to(device, non_blocking=True), _y.to(device, non_blocking=True)
+#         optimizer.zero_grad()
+#         _loss = criterion(model(_x), _y)
+#         _loss.backward()
+#         optimizer.step()
+#         _total += _loss.item() * len(_y)
+#         _count += len(_y)
+#     return _total / _count
+# ```
+#
+# **alternative `float64-sum`**: accumulates in float64, divides by the dataset's length
+# ```python
+# def train_one_epoch(model, loader, optimizer, criterion, device) -> float:
+#     model.train()
+#     total = torch.zeros((), dtype=torch.float64)
+#     for x, y in loader:
+#         x = x.to(device, non_blocking=True)
+#         y = y.to(device, non_blocking=True)
+#         optimizer.zero_grad(set_to_none=False)
+#         loss = criterion(model(x), y)
+#         loss.backward()
+#         optimizer.step()
+#         total += loss.detach().double() * x.shape[0]
+#     return float(total / len(loader.dataset))
+# ```
+#
+# **alternative `sum-reduction`**: zeroes the gradients by hand, keeps lists, prints
+# ```python
+# def train_one_epoch(model, loader, optimizer, criterion, device) -> float:
+#     model.train(True)
+#     losses, sizes = [], []
+#     for batch in loader:
+#         x, y = (t.to(device, non_blocking=True) for t in batch)
+#         for p in model.parameters():
+#             p.grad = None
+#         loss = criterion(model(x), y)
+#         loss.backward()
+#         optimizer.step()
+#         losses.append(loss.item())
+#         sizes.append(len(x))
+#     print(f"epoch done: {len(losses)} batches")
+#     return sum(l * n for l, n in zip(losses, sizes)) / sum(sizes)
+# ```
+
+# %% [markdown] id="ex4"
+# ## Exercise 4: `evaluate` (2 points)
+#
+# Return the **accuracy** of `model` on `loader` as a fraction in [0, 1] (not a percentage):
+#
+# - put the model in **evaluation mode** (`model.eval()`);
+# - turn autograd off (`torch.no_grad()` or `torch.inference_mode()`): no graph is needed, and building one costs
+#   memory and time;
+# - count correct predictions over all examples, so that a smaller last batch counts for what it holds.
+
+# %% nbgrader={"grade": false, "grade_id": "evaluate", "locked": false, "schema_version": 3, "solution": true}
+def evaluate(model, loader, device) -> float:
+    """Accuracy of model on loader, a float in [0, 1]; eval mode, no autograd."""
+    ### BEGIN SOLUTION
+    model.eval()
+    correct, total = 0, 0
+    with torch.no_grad():
+        for x, y in loader:
+            x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+            correct += (model(x).argmax(dim=1) == y).sum().item()
+            total += y.numel()
+    return correct / total
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_evaluate", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+from gpucourse.checks import Check
+from gpucourse.testing import ModeProbe, toy_loader
+
+with Check("evaluate") as check:
+    model = ModeProbe(torch.nn.Linear(4, 3))
+    loader = toy_loader(n=10, batch_size=4, features=4, classes=3, seed=1)  # batches of 4, 4, 2
+    model.train()
+    acc = check.call(evaluate, model, loader, "cpu")
+    check.that(isinstance(acc, float) and 0.0 <= acc <= 1.0, "Return a fraction between 0 and 1, as a float.")
+    check.that(model.seen_modes and not any(model.seen_modes), "Call model.eval() before predicting.")
+    check.that(model.seen_grad and not any(model.seen_grad), "Turn autograd off with torch.no_grad().")
+    # A model that always answers class c is right on exactly the examples labelled c.
+    labels = loader.dataset.tensors[1]
+    for c in range(3):
+        always = torch.nn.Linear(4, 3)
+        with torch.no_grad():
+            always.weight.zero_()
+            always.bias.copy_(torch.nn.functional.one_hot(torch.tensor(c), 3).float())
+        check.close(evaluate(always, loader, "cpu"), (labels == c).sum().item() / len(labels),
+                    f"A model that always answers class {c} must score the share of examples labelled {c}: "
+                    "count correct predictions over all examples, not per batch.")
+
+### BEGIN HIDDEN TESTS
+def _reference_accuracy(model, loader):
+    """Fraction of correct argmax predictions over every example, without touching the probe's records."""
+    inner = model.inner if isinstance(model, ModeProbe) else model
+    was_training = inner.training
+    inner.eval()
+    correct = total = 0
+    with torch.no_grad():
+        for x, y in loader:
+            correct += (inner(x).argmax(1) == y).sum().item()
+            total += len(y)
+    inner.train(was_training)
+    return correct / total
+
+for _trial in range(3):
+    _g = torch.Generator().manual_seed(torch.seed() % 2**31)
+    _n, _bs = int(torch.randint(9, 50, (1,), generator=_g)), int(torch.randint(2, 8, (1,), generator=_g))
+    if _n % _bs == 0:
+        _n += 1
+    _loader = toy_loader(n=_n, batch_size=_bs, features=6, classes=5,
+                         seed=int(torch.randint(0, 10**6, (1,), generator=_g)))
+    _model = ModeProbe(torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU(), torch.nn.Linear(16, 5)))
+    _model.train()
+    _expected = _reference_accuracy(_model, _loader)
+    _before = [p.detach().clone() for p in _model.parameters()]
+    _acc = evaluate(_model, _loader, torch.device("cpu"))
+    assert isinstance(_acc, float) and 0.0 <= _acc <= 1.0, "a fraction in [0, 1]"
+    assert abs(_acc - _expected) < 1e-6, "accuracy over all examples"  # float32 counts are fine too
+    assert not any(_model.seen_modes) and not any(_model.seen_grad), "eval mode and no autograd"
+    assert all(torch.equal(a, b) for a, b in zip(_before, _model.parameters())), "evaluate must not train"
+### END HIDDEN TESTS
+
+# %% [markdown] fixtures="evaluate"
+# ### Mistakes and correct alternatives for `evaluate` (author-only: in no generated notebook)
+#
+# **mistake `no-eval-mode`**, loses `test_evaluate`: forgets model.eval()
+# ```diff
+# @@
+# -    model.eval()
+# -    correct, total = 0, 0
+# +    correct = total = 0
+# @@
+# -            x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+# -            correct += (model(x).argmax(dim=1) == y).sum().item()
+# -            total += y.numel()
+# +            x, y = x.to(device), y.to(device)
+# +            correct += (model(x).argmax(1) == y).sum().item()
+# +            total += len(y)
+# ```
+#
+# **mistake `with-autograd`**, loses `test_evaluate`: builds autograd graphs while evaluating
+# ```diff
+# @@
+# -    correct, total = 0, 0
+# -    with torch.no_grad():
+# -        for x, y in loader:
+# -            x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+# -            correct += (model(x).argmax(dim=1) == y).sum().item()
+# -            total += y.numel()
+# +    correct = total = 0
+# +    for x, y in loader:
+# +        x, y = x.to(device), y.to(device)
+# +        correct += (model(x).argmax(1) == y).sum().item()
+# +        total += len(y)
+# ```
+#
+# **mistake `percent`**, loses `test_evaluate`: returns a percentage
+# ```diff
+# @@
+# -    correct, total = 0, 0
+# +    correct = total = 0
+# @@
+# -            x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+# -            correct += (model(x).argmax(dim=1) == y).sum().item()
+# -            total += y.numel()
+# -    return correct / total
+# +            correct += (model(x.to(device)).argmax(1) == y.to(device)).sum().item()
+# +            total += len(y)
+# +    return 100.0 * correct / total
+# ```
+#
+# **mistake `mean-of-batch-accuracies`**, loses `test_evaluate`: averages batch accuracies; the short last batch weighs too much
+# ```diff
+# @@
+# -    correct, total = 0, 0
+# +    accs = []
+# @@
+# -            x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+# -            correct += (model(x).argmax(dim=1) == y).sum().item()
+# -            total += y.numel()
+# -    return correct / total
+# +            accs.append((model(x.to(device)).argmax(1) == y.to(device)).float().mean().item())
+# +    return sum(accs) / len(accs)
+# ```
+#
+# **alternative `float32-fraction`**: inference_mode, the fraction computed in float32
+# ```python
+# def evaluate(model, loader, device) -> float:
+#     model.eval()
+#     hits = []
+#     with torch.inference_mode():
+#         for x, y in loader:
+#             hits.append(model(x.to(device)).argmax(-1).eq(y.to(device)))
+#     return torch.cat(hits).float().mean().item()
+# ```
+#
+# **alternative `no-grad-decorator`**: torch.no_grad as a decorator on an own _helper, train(False)
+# ```python
+# @torch.no_grad()
+# def _count_correct(model, x, y):
+#     return int((model(x).argmax(dim=1) == y).sum())
+#
+# def evaluate(model, loader, device) -> float:
+#     model.train(False)
+#     _correct = sum(_count_correct(model, x.to(device), y.to(device)) for x, y in loader)
+#     return _correct / len(loader.dataset)
+# ```
+#
+# **alternative `constant-on-device`**: a counter tensor created on the device
+# ```python
+# def evaluate(model, loader, device) -> float:
+#     model.eval()
+#     correct = torch.tensor(0, device=device)
+#     seen = 0
+#     with torch.no_grad():
+#         for x, y in loader:
+#             x, y = x.to(device), y.to(device)
+#             correct += (model(x).argmax(1) == y).sum()
+#             seen += y.size(0)
+#     return correct.item() / seen
+# ```
+
+# %% [markdown] id="s4"
+# ## 4. Putting it together: train the MLP on Fashion-MNIST
+#
+# The same four functions train on whatever `pick_device()` finds. `gpucourse.data.fashion_mnist` downloads the data
+# once (offline it writes a clearly announced stand-in of the same shape), and `gpucourse.model` gives module 5's MLP
+# with module 6's AdamW and cosine schedule. In quick mode (autograder, CI) the run shrinks to a small subset.
+
+# %% id="s4-train"
+from torch.utils.data import DataLoader
+from tqdm.auto import tqdm
+from gpucourse.data import fashion_mnist, float_dataset
+from gpucourse.model import make_adamw_cosine, make_mlp
+
+if needs("pick_device", "to_device", "train_one_epoch", "evaluate"):
+    device = pick_device()
+    train_set = float_dataset(fashion_mnist(train=True), limit=2_000 if QUICK else None)
+    test_set = float_dataset(fashion_mnist(train=False), limit=1_000 if QUICK else None)
+    train_loader = DataLoader(train_set, batch_size=256, shuffle=True, drop_last=True)
+    test_loader = DataLoader(test_set, batch_size=1024)
+
+    epochs = 1 if QUICK else 5
+    model = make_mlp().to(device)                     # Module.to: in place, no assignment needed
+    optimizer, scheduler = make_adamw_cosine(model, total_steps=epochs, lr=2e-3)
+    history = []
+    for epoch in tqdm(range(epochs), desc="epochs"):
+        loss = train_one_epoch(model, train_loader, optimizer, torch.nn.CrossEntropyLoss(), device)
+        scheduler.step()                              # one cosine step per epoch here
+        history.append((loss, evaluate(model, test_loader, device)))
+        print(f"epoch {epoch + 1}: train loss {loss:.3f}, test accuracy {history[-1][1]:.1%}")
+
+# %% id="s4-plot"
+if needs("pick_device", "to_device", "train_one_epoch", "evaluate"):
+    fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(9, 3))
+    epochs_axis = range(1, len(history) + 1)
+    ax_loss.plot(epochs_axis, [h[0] for h in history], marker="o")
+    ax_loss.set(xlabel="epoch", ylabel="mean training loss per example", title="training loss")
+    ax_acc.plot(epochs_axis, [h[1] for h in history], marker="o", color="tab:green")
+    ax_acc.set(xlabel="epoch", ylabel="test accuracy", title=f"test accuracy on {device.type}")
+    fig.tight_layout()
+    plt.show()
+
+# %% [markdown] id="summary"
+# ## Summary
+#
+# - Every tensor lives on one device; operations run there; mixing devices raises an error rather than copying
+#   (a 0-dim CPU tensor, used like a Python number, is the one exception).
+# - `model.to(device)` moves in place and returns the same module; `x = x.to(device)` must be assigned.
+# - `to_device`, `train_one_epoch` and `evaluate` are device-agnostic: the same code trains on a CPU, a T4 or a Mac.

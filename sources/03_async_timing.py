@@ -1,0 +1,990 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] id="title"
+# `y = a @ b` on a GPU does not compute anything before it returns: it puts a kernel in the GPU's queue and hands
+# control back to Python at once. That is what keeps a GPU busy (Python queues the next operations while the GPU works),
+# and it is also why a stopwatch around GPU code so often reads nonsense.
+#
+# **You will learn to**
+# - see the timing illusion: a naive `time.time()` around queued work measures the queueing, not the work;
+# - write `synchronize(device)` and a `time_ms` that synchronizes at both ends, after warm-up calls;
+# - report a median and a spread, not one number;
+# - time with CUDA events (`time_ms_cuda_events`);
+# - avoid reading a device-to-host `non_blocking` copy before it has arrived.
+#
+# **Time:** about 30 minutes on a Colab T4, about 30 minutes on a CPU. Without a GPU the asynchronous device is
+# *simulated*: a worker thread that runs queued "kernels" of chosen durations, labelled as such wherever it is used.
+
+# %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false}
+# The shared set-up: `python -m graders build` writes its install part above these lines.
+from gpucourse.bootstrap import setup
+DEVICE, QUICK = setup()
+import torch
+from gpucourse.checks import needs  # a demonstration that runs your answers waits until they are answered
+
+
+# %% [markdown] id="recap"
+# ## Recap
+#
+# - **Notebook 01**: operations run where their inputs live; `to_device` moves batches.
+# - **Notebook 02**: transfers cost time, and `non_blocking=True` lets a copy overlap with other work. Every timing
+#   there synchronized before reading the clock. This notebook shows why it had to.
+
+# %% [markdown] id="s1"
+# ## 1. The illusion
+#
+# A CUDA device executes work from a queue (a *stream*). The host (your Python process) appends to the queue and carries
+# on; the device works through the queue on its own. A stopwatch on the host therefore measures how long it took to
+# **append**, unless the host waits for the queue to drain first: `torch.cuda.synchronize()`.
+#
+# Without a GPU we use `gpucourse.simdevice.SimDevice`, a **simulated** asynchronous device: `sim.launch(ms)` queues a
+# "kernel" that keeps a worker thread busy for `ms` milliseconds and returns at once, and `sim.synchronize()` waits
+# until the queue is empty, exactly like the real pair. On a GPU the cell also times a real matrix product.
+
+# %% id="s1-sim"
+import time
+from gpucourse.simdevice import SimDevice
+
+gpu_sim = SimDevice()
+work_ms = 100.0 if QUICK else 200.0
+
+start = time.time()
+kernel = gpu_sim.launch(work_ms)            # like `y = a @ b` on a GPU: queued, returns at once
+naive_ms = (time.time() - start) * 1e3
+gpu_sim.synchronize()                       # let it finish before the next measurement
+
+gpu_sim.synchronize()                       # 1. nothing else may be queued when the clock starts
+start = time.time()
+kernel = gpu_sim.launch(work_ms)
+gpu_sim.synchronize()                       # 2. wait for the work before the clock stops
+synced_ms = (time.time() - start) * 1e3
+true_ms = kernel.duration_ms            # what the simulated device really spent
+
+print(f"SIMULATED device, {work_ms:.0f} ms of queued work:")
+print(f"  naive time.time():       {naive_ms:8.3f} ms  ({naive_ms / true_ms:.2%} of the true duration)")
+print(f"  synchronized time.time(): {synced_ms:7.3f} ms  ({synced_ms / true_ms:.2%} of the true duration)")
+print(f"  true duration:            {true_ms:7.3f} ms")
+
+# %% id="s1-gpu"
+gpu_result = None
+if DEVICE.type == "cuda":
+    n = 4096
+    a, b = torch.randn(n, n, device=DEVICE), torch.randn(n, n, device=DEVICE)
+    matmuls = 10
+    def step():
+        for _ in range(matmuls):
+            c = a @ b
+        return c
+    step()    # warm-up: cuBLAS set-up happens on the first call
+    torch.cuda.synchronize()
+
+    start = time.time()
+    step()
+    naive = (time.time() - start) * 1e3
+    torch.cuda.synchronize()
+
+    torch.cuda.synchronize()
+    start = time.time()
+    step()
+    torch.cuda.synchronize()
+    synced = (time.time() - start) * 1e3
+    gpu_result = (naive, synced)
+    tflops = matmuls * 2 * n**3 / (synced / 1e3) / 1e12
+    print(f"REAL GPU ({torch.cuda.get_device_name()}), {matmuls} matmuls of {n}x{n} float32:")
+    print(f"  naive {naive:.3f} ms, synchronized {synced:.3f} ms ({tflops:.1f} TFLOPS)")
+else:
+    print("No CUDA GPU here: the figure shows the simulated device only.")
+
+# %% id="s1-plot"
+import matplotlib.pyplot as plt
+
+panels = [("simulated device", naive_ms, synced_ms, true_ms)]
+if gpu_result is not None:
+    panels.append(("real GPU: 10 matmuls", gpu_result[0], gpu_result[1], None))
+fig, axes = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 3), squeeze=False)
+for ax, (title, naive, synced, true) in zip(axes[0], panels):
+    names = ["naive", "synchronized"] + (["true (device)"] if true is not None else [])
+    values = [naive, synced] + ([true] if true is not None else [])
+    bars = ax.bar(names, values, color=["tab:red", "tab:green", "tab:gray"][:len(values)])
+    ax.bar_label(bars, fmt="%.2f ms", fontsize=8)
+    ax.set(ylabel="measured ms", title=title)
+fig.suptitle("A stopwatch without a synchronize measures the queueing")
+fig.tight_layout()
+plt.show()
+
+
+# %% [markdown] id="myth-time"
+# > **Myth vs. current PyTorch:** *"`time.time()` around a training step measures only the time to queue the
+# > work."* Half true. It measures **host** time: the queueing, plus any point where the host waits for the device
+# > inside the step. `loss.item()`, `print(loss)`, `.cpu()`, `.tolist()` and a blocking copy all synchronize; so does
+# > `GradScaler.step` (it reads a flag from the GPU). A step that ends with `loss.item()` timed naively includes most of
+# > the GPU work, and a step without one does not. Either way the number depends on accidents; synchronize at both ends
+# > (or use CUDA events, or `torch.utils.benchmark.Timer`, which synchronizes for you).
+
+# %% id="myth-time-demo"
+def host_ms(fn):
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) * 1e3
+
+gpu_sim.synchronize()
+queued = host_ms(lambda: gpu_sim.launch(50.0, fn=lambda: 0.123))
+gpu_sim.synchronize()
+with_item = host_ms(lambda: gpu_sim.launch(50.0, fn=lambda: 0.123).result())  # .result() waits, like loss.item()
+print(f"SIMULATED: 50 ms of work timed naively: {queued:.3f} ms; the same with an implicit sync: {with_item:.1f} ms")
+if DEVICE.type == "cuda":
+    x = torch.randn(4096, 4096, device=DEVICE)
+    torch.cuda.synchronize()
+    queued = host_ms(lambda: (x @ x).sum())
+    torch.cuda.synchronize()
+    with_item = host_ms(lambda: (x @ x).sum().item())
+    print(f"REAL GPU: matmul + sum timed naively: {queued:.3f} ms; the same ending in .item(): {with_item:.3f} ms")
+
+
+# %% [markdown] id="ex1"
+# ## Exercise 1: `synchronize` (2 points)
+#
+# Write `synchronize(device)` that waits until all queued work on `device` has finished:
+#
+# - a CUDA device (`"cuda"`, `"cuda:0"`, `torch.device("cuda")`, ...): `torch.cuda.synchronize()`;
+# - Apple's MPS: `torch.mps.synchronize()`;
+# - the CPU: nothing to wait for (CPU operations have finished when they return), so do nothing; in particular,
+#   never touch `torch.cuda`, which fails on a machine without a GPU.
+#
+# `device` may be a string or a `torch.device`: `torch.device(device).type` tells you which kind it is.
+
+# %% gpucourse={"save": "timing"} nbgrader={"grade": false, "grade_id": "synchronize", "locked": false, "schema_version": 3, "solution": true}
+def synchronize(device) -> None:
+    """Wait for all queued work on device: torch.cuda.synchronize() for CUDA devices,
+    torch.mps.synchronize() for MPS, nothing for the CPU. device is a str or torch.device."""
+    ### BEGIN SOLUTION
+    kind = torch.device(device).type
+    if kind == "cuda":
+        torch.cuda.synchronize(device)
+    elif kind == "mps":
+        torch.mps.synchronize()
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_synchronize", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+import gpucourse.timing
+from gpucourse.checks import Check
+from gpucourse.origin import borrowed
+from gpucourse.simdevice import simulated_accelerator
+
+with Check("synchronize") as check:
+    where = borrowed(synchronize, answers=[gpucourse.timing.synchronize])
+    check.that(where is None, f"synchronize comes from {where}: write your own here.")
+    with simulated_accelerator("cuda") as sim:    # torch.cuda is the simulated device here
+        sim.launch(80)
+        check.call(synchronize, "cuda")
+        check.that(sim.pending == 0, "synchronize('cuda') returned before the queued work finished. "
+                                     "Which torch.cuda function waits for the queue?")
+    with simulated_accelerator(None) as sim:      # a machine without any accelerator
+        try:
+            synchronize("cpu")
+            ok = True
+        except RuntimeError:
+            ok = False
+        check.that(ok, "On the CPU there is nothing to wait for: synchronize('cpu') must not call torch.cuda "
+                       "(this machine may have no GPU at all).")
+
+### BEGIN HIDDEN TESTS
+import random as _random
+import gpucourse.timing as _timing
+from gpucourse.origin import borrowed as _borrowed
+assert _borrowed(synchronize, answers=[_timing.synchronize]) is None, "synchronize must be written in this notebook"
+_rng = _random.Random()
+for _device in ["cuda", "cuda:0", torch.device("cuda"), torch.device("cuda", 0)]:
+    with simulated_accelerator("cuda") as _sim:
+        for _ in range(_rng.randint(1, 3)):
+            _sim.launch(_rng.uniform(20, 50))
+        synchronize(_device)
+        assert _sim.pending == 0, f"synchronize({_device!r}) must wait for the CUDA queue"
+        assert _sim.sync_calls, "a CUDA synchronize"
+for _device in ["mps", torch.device("mps")]:
+    with simulated_accelerator("mps") as _sim:
+        _sim.launch(_rng.uniform(20, 50))
+        synchronize(_device)
+        assert _sim.pending == 0, f"synchronize({_device!r}) must wait for the MPS queue"
+for _device in ["cpu", torch.device("cpu")]:
+    with simulated_accelerator(None) as _sim:
+        synchronize(_device)                  # must not raise without an accelerator
+    with simulated_accelerator("cuda") as _sim:
+        _sim.launch(30)
+        synchronize(_device)                  # nothing on the CPU, even when a GPU exists
+        assert not _sim.sync_calls, "synchronize('cpu') must not synchronize a GPU"
+    with simulated_accelerator("mps") as _sim:
+        synchronize(_device)
+        assert not _sim.sync_calls, "synchronize('cpu') must not synchronize MPS"
+with simulated_accelerator("mps") as _sim:
+    try:
+        synchronize("mps")
+    except RuntimeError:
+        raise AssertionError("synchronize('mps') must not call torch.cuda")
+### END HIDDEN TESTS
+
+# %% [markdown] fixtures="synchronize"
+# ### Mistakes and correct alternatives for `synchronize` (author-only: in no generated notebook)
+#
+# **mistake `always-cuda`**, sample, loses `test_synchronize`: calls CUDA whatever the device: crashes without a GPU
+# ```diff
+# @@
+# -    kind = torch.device(device).type
+# -    if kind == "cuda":
+# -        torch.cuda.synchronize(device)
+# -    elif kind == "mps":
+# -        torch.mps.synchronize()
+# +    torch.cuda.synchronize()
+# ```
+#
+# **mistake `no-mps`**, loses `test_synchronize`: forgets Apple's MPS
+# ```diff
+# @@
+# -    kind = torch.device(device).type
+# -    if kind == "cuda":
+# -        torch.cuda.synchronize(device)
+# -    elif kind == "mps":
+# -        torch.mps.synchronize()
+# +    if torch.device(device).type == "cuda":
+# +        torch.cuda.synchronize()
+# ```
+#
+# **mistake `string-compare`**, loses `test_synchronize`: compares with a string: misses torch.device('cuda') and 'cuda:0'
+# ```diff
+# @@
+# -    kind = torch.device(device).type
+# -    if kind == "cuda":
+# -        torch.cuda.synchronize(device)
+# -    elif kind == "mps":
+# +    if device == "cuda":
+# +        torch.cuda.synchronize()
+# +    elif device == "mps":
+# ```
+#
+# **mistake `if-machine-has-cuda`**, loses `test_synchronize`: looks at the machine, not at the device
+# ```diff
+# @@
+# -    kind = torch.device(device).type
+# -    if kind == "cuda":
+# -        torch.cuda.synchronize(device)
+# -    elif kind == "mps":
+# -        torch.mps.synchronize()
+# +    if torch.cuda.is_available():
+# +        torch.cuda.synchronize()
+# ```
+#
+# **mistake `does-nothing`**, loses `test_synchronize`: never waits
+# ```diff
+# @@
+# -    kind = torch.device(device).type
+# -    if kind == "cuda":
+# -        torch.cuda.synchronize(device)
+# -    elif kind == "mps":
+# -        torch.mps.synchronize()
+# +    pass
+# ```
+#
+# **alternative `device-object`**: synchronizes the current CUDA device
+# ```python
+# def synchronize(device) -> None:
+#     device = torch.device(device)
+#     if device.type == "cuda":
+#         torch.cuda.synchronize()
+#     elif device.type == "mps":
+#         torch.mps.synchronize()
+# ```
+#
+# **alternative `string-prefix`**: reads the device as a string
+# ```python
+# def synchronize(device) -> None:
+#     name = str(device)
+#     if name.startswith("cuda"):
+#         torch.cuda.synchronize(device)
+#         return None
+#     if name.startswith("mps"):
+#         torch.mps.synchronize()
+#     return None
+# ```
+#
+# **alternative `dispatch-table`**: a module-level table of lambdas named _SYNC
+# ```python
+# _SYNC = {"cuda": lambda: torch.cuda.synchronize(), "mps": lambda: torch.mps.synchronize()}
+#
+# def synchronize(device) -> None:
+#     _fn = _SYNC.get(torch.device(device).type)
+#     if _fn is not None:
+#         _fn()
+# ```
+
+# %% [markdown] id="ex2"
+# ## Exercise 2: `time_ms` (5 points)
+#
+# Write `time_ms(fn, device, warmup=3, repeats=10)` that times `fn()` (a function without arguments) on `device` and
+# returns a list of `repeats` durations in **milliseconds**:
+#
+# 1. call `fn()` `warmup` times without timing it: the first calls pay one-off costs (memory allocation, cuBLAS and
+#    cuDNN set-up, autotuning, compilation);
+# 2. then `repeats` times: `synchronize(device)` (nothing of earlier work may still be queued), read
+#    `time.perf_counter()`, call `fn()`, `synchronize(device)` (wait for `fn`'s work), read `time.perf_counter()`
+#    again, and keep the difference in milliseconds.
+#
+# Use your `synchronize` from exercise 1. (The grader checks `time_ms` with a correct `synchronize`, so a mistake in
+# exercise 1 is not counted twice.) The common mistakes: no synchronize, a synchronize only at the start, timing the
+# warm-up calls.
+
+# %% gpucourse={"save": "timing"} nbgrader={"grade": false, "grade_id": "time_ms", "locked": false, "schema_version": 3, "solution": true}
+import time
+
+
+def time_ms(fn, device, warmup=3, repeats=10) -> list:
+    """Call fn() warmup times untimed, then time repeats calls, each between a synchronize(device)
+    and time.perf_counter() at start and end; return the repeats durations in milliseconds."""
+    ### BEGIN SOLUTION
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        synchronize(device)
+        start = time.perf_counter()
+        fn()
+        synchronize(device)
+        times.append((time.perf_counter() - start) * 1e3)
+    return times
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_time_ms", "locked": true, "points": 5, "schema_version": 3, "solution": false}
+import gpucourse.timing as _timing
+from gpucourse.checks import Check
+from gpucourse.origin import borrowed
+from gpucourse.simdevice import HostWorkload, Workload, simulated_accelerator
+
+_students_synchronize = globals().get("synchronize")
+synchronize = _timing.synchronize  # time_ms is graded with a correct synchronize
+try:
+    with Check("time_ms") as check:
+        where = borrowed(time_ms, answers=[_timing.time_ms, _timing.median_ms])
+        check.that(where is None, f"time_ms comes from {where}: write your own here.")
+        with simulated_accelerator("cuda") as sim:   # torch.cuda is the simulated device here
+            fn = Workload(sim, durations=[40.0, 70.0], warmup_ms=400.0, warmup_calls=1)
+            times = check.call(time_ms, fn, "cuda", warmup=1, repeats=2)
+            check.that(isinstance(times, list) and len(times) == 2,
+                       "Return a list with one duration per timed call (repeats of them).")
+            check.equal(fn.calls, 3, "fn must be called warmup + repeats times in all")
+            true = fn.true_ms(skip=1)
+            check.that(all(isinstance(t, float) for t in times), "Each duration is a float, in milliseconds.")
+            check.that(min(t / r for t, r in zip(times, true)) > 0.8,
+                       "A duration is far shorter than the work it timed: does the clock stop before the work "
+                       "has finished? Synchronize before reading the clock at the end.")
+            check.that(all(t <= r + 150 for t, r in zip(times, true)),
+                       "A duration includes earlier work: synchronize before starting the clock, and do not "
+                       "time the warm-up calls.")
+finally:
+    if _students_synchronize is not None:
+        synchronize = _students_synchronize
+    else:
+        del synchronize
+
+### BEGIN HIDDEN TESTS
+import random as _random
+from gpucourse.origin import borrowed as _borrowed
+assert _borrowed(time_ms, answers=[_timing.time_ms, _timing.median_ms]) is None, \
+    "time_ms must be written in this notebook"
+_rng = _random.Random()
+synchronize = _timing.synchronize
+try:
+    for _warm, _rep, _device, _warm_ms in [(2, 3, "cuda", 5.0), (0, 2, torch.device("cuda"), 300.0),
+                                           (1, 3, "cuda:0", 300.0), (3, 0, "cuda", 5.0)]:
+        _durations = [_rng.uniform(15, 25), _rng.uniform(100, 130), _rng.uniform(45, 60)]
+        _rng.shuffle(_durations)  # calls of very different lengths: each duration must be its own call's
+        with simulated_accelerator("cuda") as _sim:
+            _fn = Workload(_sim, durations=_durations, warmup_ms=_warm_ms, warmup_calls=_warm)
+            _times = time_ms(_fn, _device, warmup=_warm, repeats=_rep)
+            assert isinstance(_times, list) and len(_times) == _rep, "one duration per timed call"
+            assert _fn.calls == _warm + _rep, "warmup untimed calls, then repeats timed calls"
+            for _t, _true in zip(_times, _fn.true_ms(skip=_warm)):
+                assert isinstance(_t, float), "floats"
+                assert 0.8 * _true <= _t <= _true + 150, f"measured {_t:.1f} ms for {_true:.1f} ms of device work"
+    with simulated_accelerator("mps") as _sim:
+        _fn = Workload(_sim, durations=[_rng.uniform(30, 60)], warmup_ms=200.0, warmup_calls=1)
+        _times = time_ms(_fn, "mps", warmup=1, repeats=2)
+        assert len(_times) == 2 and all(0.8 * r <= t <= r + 150 for t, r in zip(_times, _fn.true_ms(skip=1))), \
+            "mps"
+    with simulated_accelerator(None):             # CPU work on a machine without accelerator
+        _fn = HostWorkload(durations=[_rng.uniform(20, 40), _rng.uniform(40, 60)])
+        _times = time_ms(_fn, "cpu", warmup=1, repeats=3)
+        assert isinstance(_times, list) and len(_times) == 3 and _fn.calls == 4, "cpu: calls and length"
+        for _t, _true in zip(_times, _fn.spent_ms[1:]):
+            assert 0.8 * _true <= _t <= _true + 150, "cpu durations"
+    # default arguments: warmup=3, repeats=10
+    with simulated_accelerator("cuda") as _sim:
+        _fn = Workload(_sim, durations=[1.0])
+        _times = time_ms(_fn, "cuda")
+        assert len(_times) == 10 and _fn.calls == 13, "defaults warmup=3, repeats=10"
+    if torch.cuda.is_available():   # on a GPU grader, the real thing as well
+        _a = torch.randn(1024, 1024, device="cuda")
+        _times = time_ms(lambda: _a @ _a, "cuda", warmup=1, repeats=3)
+        assert len(_times) == 3 and all(isinstance(t, float) and t > 0 for t in _times)
+finally:
+    if _students_synchronize is not None:
+        synchronize = _students_synchronize
+    else:
+        del synchronize
+### END HIDDEN TESTS
+
+# %% [markdown] fixtures="time_ms"
+# ### Mistakes and correct alternatives for `time_ms` (author-only: in no generated notebook)
+#
+# **mistake `no-sync`**, sample, loses `test_time_ms`: measures the time to queue the work
+# ```diff
+# @@
+# -
+# -
+#  def time_ms(fn, device, warmup=3, repeats=10) -> list:
+# @@
+#      for _ in range(repeats):
+# -        synchronize(device)
+#          start = time.perf_counter()
+#          fn()
+# -        synchronize(device)
+# ```
+#
+# **mistake `sync-start-only`**, loses `test_time_ms`: the clock stops before the work has finished
+# ```diff
+# @@
+# -
+# -
+#  def time_ms(fn, device, warmup=3, repeats=10) -> list:
+# @@
+#          fn()
+# -        synchronize(device)
+# ```
+#
+# **mistake `sync-end-only`**, loses `test_time_ms`: the first timing includes the queued warm-up work
+# ```diff
+# @@
+# -
+# -
+#  def time_ms(fn, device, warmup=3, repeats=10) -> list:
+# @@
+#      for _ in range(repeats):
+# -        synchronize(device)
+# ```
+#
+# **mistake `times-warmup`**, loses `test_time_ms`: returns the warm-up calls' timings too
+# ```diff
+# @@
+# -
+# -
+# @@
+# -    for _ in range(warmup):
+# -        fn()
+# @@
+# -    for _ in range(repeats):
+# +    for _ in range(warmup + repeats):
+# ```
+#
+# **mistake `times-warmup-first`**, loses `test_time_ms`: keeps the first timings, the warm-up calls among them
+# ```diff
+# @@
+# -
+# -
+# @@
+# -    for _ in range(warmup):
+# -        fn()
+# @@
+# -    for _ in range(repeats):
+# +    for _ in range(warmup + repeats):
+# @@
+# -    return times
+# +    return times[:repeats]
+# ```
+#
+# **mistake `no-warmup`**, loses `test_time_ms`: skips the warm-up
+# ```diff
+# @@
+# -
+# -
+# @@
+# -    for _ in range(warmup):
+# -        fn()
+# ```
+#
+# **mistake `seconds`**, loses `test_time_ms`: returns seconds
+# ```diff
+# @@
+# -
+# -
+# @@
+# -        times.append((time.perf_counter() - start) * 1e3)
+# +        times.append(time.perf_counter() - start)
+# ```
+#
+# **mistake `average`**, loses `test_time_ms`: one average repeated: not one duration per call
+# ```diff
+# @@
+# -
+# -
+# @@
+# -    times = []
+# +    synchronize(device)
+# +    start = time.perf_counter()
+# @@
+# -        synchronize(device)
+# -        start = time.perf_counter()
+# @@
+# -        synchronize(device)
+# -        times.append((time.perf_counter() - start) * 1e3)
+# -    return times
+# +    synchronize(device)
+# +    return [(time.perf_counter() - start) * 1e3 / max(repeats, 1)] * repeats
+# ```
+#
+# **mistake `hardcoded-cuda`**, loses `test_time_ms`: calls torch.cuda whatever the device: crashes on a CPU-only machine
+# ```diff
+# @@
+# -
+# -
+#  def time_ms(fn, device, warmup=3, repeats=10) -> list:
+# @@
+#      for _ in range(repeats):
+# -        synchronize(device)
+# +        torch.cuda.synchronize()
+#          start = time.perf_counter()
+#          fn()
+# -        synchronize(device)
+# +        torch.cuda.synchronize()
+# ```
+#
+# **alternative `from-time-import`**: from time import perf_counter, a while loop
+# ```python
+# from time import perf_counter
+#
+# def time_ms(fn, device, warmup=3, repeats=10) -> list:
+#     for _ in range(warmup):
+#         fn()
+#     out = []
+#     while len(out) < repeats:
+#         synchronize(device)
+#         t0 = perf_counter()
+#         fn()
+#         synchronize(device)
+#         out.append(1000.0 * (perf_counter() - t0))
+#     return out
+# ```
+#
+# **alternative `time-function`**: from time import time under its own name, locals named _times
+# ```python
+# import time
+# from time import time as _now
+#
+# def time_ms(fn, device, warmup=3, repeats=10) -> list:
+#     [fn() for _ in range(warmup)]
+#     _times = []
+#     for _i in range(repeats):
+#         synchronize(device)
+#         _start = time.perf_counter()
+#         fn()
+#         synchronize(device)
+#         _times.append(float((time.perf_counter() - _start) * 1e3))
+#     print("debug: last call started at", _now())
+#     return _times
+# ```
+#
+# **alternative `ns-clock`**: perf_counter_ns, a warning
+# ```python
+# import time
+# import warnings
+#
+# def time_ms(fn, device, warmup=3, repeats=10) -> list:
+#     if repeats == 0:
+#         warnings.warn("nothing to time")
+#     for _ in range(warmup):
+#         fn()
+#     durations = []
+#     for _ in range(repeats):
+#         synchronize(device)
+#         start = time.perf_counter_ns()
+#         fn()
+#         synchronize(device)
+#         durations.append((time.perf_counter_ns() - start) / 1e6)
+#     return durations
+# ```
+
+# %% [markdown] id="s2"
+# ## 2. Warm-up, median and spread
+#
+# One timing is one sample of a noisy process: other programs, clock boosts, the allocator, the operating system all
+# add noise, and the first calls pay one-off costs. So: warm up, repeat, and report the **median** (robust to the odd
+# slow call) with a measure of **spread** (the range between the 25th and 75th percentiles), not the mean of a few calls.
+#
+# The next cell times a matrix product on this notebook's device with your `time_ms`, without warm-up, so the first calls
+# show.
+
+# %% id="s2-measure"
+import statistics
+
+n = 1024 if DEVICE.type != "cpu" else 384
+a = torch.randn(n, n, device=DEVICE)
+calls = 20 if QUICK else 60
+if needs("synchronize", "time_ms"):
+    per_call = time_ms(lambda: a @ a, DEVICE, warmup=0, repeats=calls)
+    steady = per_call[3:]
+    q1, median, q3 = statistics.quantiles(steady, n=4)
+    print(f"{n}x{n} matmul on {DEVICE.type} (measured): first call {per_call[0]:.3f} ms; after 3 calls: "
+          f"median {median:.3f} ms, interquartile range {q1:.3f} to {q3:.3f} ms, "
+          f"mean {statistics.mean(steady):.3f} ms, max {max(steady):.3f} ms")
+
+# %% id="s2-plot"
+if needs("synchronize", "time_ms"):
+    fig, (ax_series, ax_box) = plt.subplots(1, 2, figsize=(10, 3.2), gridspec_kw={"width_ratios": [2, 1]})
+    ax_series.plot(range(1, calls + 1), per_call, marker="o", markersize=3)
+    ax_series.axvspan(0.5, 3.5, color="tab:orange", alpha=0.2, label="would be warm-up")
+    ax_series.axhline(median, color="tab:green", linestyle="--", label=f"median after warm-up ({median:.3f} ms)")
+    ax_series.set(xlabel="call", ylabel="ms (measured)", yscale="log", title=f"each call, {DEVICE.type}")
+    ax_series.legend(fontsize=8)
+    ax_box.boxplot(steady, showmeans=True)
+    ax_box.set(xticks=[1], xticklabels=["after warm-up"], ylabel="ms (log scale)", yscale="log",
+               title="median, quartiles, mean (triangle)")
+    fig.tight_layout()
+    plt.show()
+
+
+# %% [markdown] id="ex3"
+# ## Exercise 3: `time_ms_cuda_events` (3 points)
+#
+# CUDA events time on the device itself: `event.record()` queues a time stamp in the stream, so the measured interval
+# is the GPU's own time between two points of its queue, without the host's overhead. Write
+# `time_ms_cuda_events(fn, warmup=3, repeats=10)` that returns `repeats` durations in milliseconds:
+#
+# 1. `warmup` untimed calls of `fn()`;
+# 2. for each timed call: create `start = torch.cuda.Event(enable_timing=True)` and `end` the same way,
+#    `start.record()`, `fn()`, `end.record()`;
+# 3. before reading `start.elapsed_time(end)` (already in milliseconds), wait until the events have happened:
+#    `torch.cuda.synchronize()` (or `end.synchronize()`). You may read them after each call, or record all of them
+#    and synchronize once at the end.
+#
+# The grader runs it on a simulated device with a fake `torch.cuda.Event`, so it is checked on a CPU too. On a real GPU,
+# `elapsed_time` raises when an event has not completed yet, and so does the fake.
+
+# %% nbgrader={"grade": false, "grade_id": "time_ms_cuda_events", "locked": false, "schema_version": 3, "solution": true}
+def time_ms_cuda_events(fn, warmup=3, repeats=10) -> list:
+    """Call fn() warmup times untimed, then time repeats calls with a pair of
+    torch.cuda.Event(enable_timing=True) around each; synchronize before elapsed_time;
+    return the durations in milliseconds."""
+    ### BEGIN SOLUTION
+    for _ in range(warmup):
+        fn()
+    pairs = []
+    for _ in range(repeats):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        pairs.append((start, end))
+    torch.cuda.synchronize()
+    return [start.elapsed_time(end) for start, end in pairs]
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_time_ms_cuda_events", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+from gpucourse.checks import Check
+from gpucourse.simdevice import Workload, simulated_accelerator
+
+with Check("time_ms_cuda_events") as check:
+    with simulated_accelerator("cuda") as sim:   # torch.cuda.Event is a fake tied to a simulated device here
+        fn = Workload(sim, durations=[40.0, 70.0], warmup_ms=400.0, warmup_calls=1)
+        times = check.call(time_ms_cuda_events, fn, warmup=1, repeats=2)
+        check.that(isinstance(times, list) and len(times) == 2,
+                   "Return a list with one duration per timed call (repeats of them).")
+        check.equal(fn.calls, 3, "fn must be called warmup + repeats times in all")
+        events = [k for k in sim.kernels if k.name == "event"]
+        check.that(len(events) >= 4, "Record a start and an end torch.cuda.Event around every timed call.")
+        true = fn.true_ms(skip=1)
+        check.that(all(isinstance(t, float) for t in times), "Each duration is a float, in milliseconds.")
+        check.that(all(0.8 * r <= t <= r + 150 for t, r in zip(times, true)),
+                   "The durations do not match the work: record start just before fn() and end just after, and "
+                   "keep elapsed_time's milliseconds as they are.")
+
+### BEGIN HIDDEN TESTS
+import random as _random
+_rng = _random.Random()
+for _warm, _rep, _warm_ms in [(2, 3, 5.0), (0, 2, 300.0), (1, 3, 300.0), (2, 0, 5.0)]:
+    _durations = [_rng.uniform(15, 25), _rng.uniform(100, 130), _rng.uniform(45, 60)]
+    _rng.shuffle(_durations)
+    with simulated_accelerator("cuda") as _sim:
+        _fn = Workload(_sim, durations=_durations, warmup_ms=_warm_ms, warmup_calls=_warm)
+        _times = time_ms_cuda_events(_fn, warmup=_warm, repeats=_rep)
+        assert isinstance(_times, list) and len(_times) == _rep, "one duration per timed call"
+        assert _fn.calls == _warm + _rep, "warmup untimed calls, then repeats timed calls"
+        assert len([k for k in _sim.kernels if k.name == "event"]) >= 2 * _rep, "two events per timed call"
+        for _t, _true in zip(_times, _fn.true_ms(skip=_warm)):
+            assert isinstance(_t, float), "floats"
+            assert 0.8 * _true <= _t <= _true + 150, f"measured {_t:.1f} ms for {_true:.1f} ms of device work"
+with simulated_accelerator("cuda") as _sim:
+    _fn = Workload(_sim, durations=[1.0])
+    assert len(time_ms_cuda_events(_fn)) == 10 and _fn.calls == 13, "defaults warmup=3, repeats=10"
+if torch.cuda.is_available():   # on a GPU grader, the real thing as well
+    _a = torch.randn(1024, 1024, device="cuda")
+    _times = time_ms_cuda_events(lambda: _a @ _a, warmup=1, repeats=3)
+    assert len(_times) == 3 and all(isinstance(t, float) and t > 0 for t in _times)
+### END HIDDEN TESTS
+
+# %% [markdown] fixtures="time_ms_cuda_events"
+# ### Mistakes and correct alternatives for `time_ms_cuda_events` (author-only: in no generated notebook)
+#
+# **mistake `no-enable-timing`**, sample, loses `test_time_ms_cuda_events`: events made without enable_timing=True cannot time
+# ```diff
+# @@
+# -    pairs = []
+# +    times = []
+# @@
+# -        start = torch.cuda.Event(enable_timing=True)
+# -        end = torch.cuda.Event(enable_timing=True)
+# +        start, end = torch.cuda.Event(), torch.cuda.Event()
+# @@
+# -        pairs.append((start, end))
+# -    torch.cuda.synchronize()
+# -    return [start.elapsed_time(end) for start, end in pairs]
+# +        torch.cuda.synchronize()
+# +        times.append(start.elapsed_time(end))
+# +    return times
+# ```
+#
+# **mistake `events-no-sync`**, loses `test_time_ms_cuda_events`: reads elapsed_time before the events have completed
+# ```diff
+# @@
+# -    pairs = []
+# +    times = []
+# @@
+# -        pairs.append((start, end))
+# -    torch.cuda.synchronize()
+# -    return [start.elapsed_time(end) for start, end in pairs]
+# +        times.append(start.elapsed_time(end))
+# +    return times
+# ```
+#
+# **mistake `end-before-fn`**, loses `test_time_ms_cuda_events`: records both events before the work
+# ```diff
+# @@
+# -    pairs = []
+# +    times = []
+#      for _ in range(repeats):
+# @@
+#          start.record()
+# +        end.record()
+#          fn()
+# -        end.record()
+# -        pairs.append((start, end))
+# -    torch.cuda.synchronize()
+# -    return [start.elapsed_time(end) for start, end in pairs]
+# +        torch.cuda.synchronize()
+# +        times.append(start.elapsed_time(end))
+# +    return times
+# ```
+#
+# **mistake `reversed-events`**, loses `test_time_ms_cuda_events`: end.elapsed_time(start) is negative
+# ```diff
+# @@
+# -    pairs = []
+# +    times = []
+# @@
+# -        pairs.append((start, end))
+# -    torch.cuda.synchronize()
+# -    return [start.elapsed_time(end) for start, end in pairs]
+# +        torch.cuda.synchronize()
+# +        times.append(end.elapsed_time(start))
+# +    return times
+# ```
+#
+# **mistake `events-to-seconds`**, loses `test_time_ms_cuda_events`: converts elapsed_time, already in ms, to seconds
+# ```diff
+# @@
+# -    pairs = []
+# +    times = []
+# @@
+# -        pairs.append((start, end))
+# -    torch.cuda.synchronize()
+# -    return [start.elapsed_time(end) for start, end in pairs]
+# +        torch.cuda.synchronize()
+# +        times.append(start.elapsed_time(end) / 1000)
+# +    return times
+# ```
+#
+# **mistake `events-time-warmup`**, loses `test_time_ms_cuda_events`: times the warm-up calls too
+# ```diff
+# @@
+# -    for _ in range(warmup):
+# -        fn()
+# -    pairs = []
+# -    for _ in range(repeats):
+# +    times = []
+# +    for _ in range(warmup + repeats):
+# @@
+# -        pairs.append((start, end))
+# -    torch.cuda.synchronize()
+# -    return [start.elapsed_time(end) for start, end in pairs]
+# +        torch.cuda.synchronize()
+# +        times.append(start.elapsed_time(end))
+# +    return times
+# ```
+#
+# **mistake `clock-not-events`**, loses `test_time_ms_cuda_events`: uses the host clock instead of CUDA events
+# ```diff
+# @@
+# +import time
+#  def time_ms_cuda_events(fn, warmup=3, repeats=10) -> list:
+# @@
+#          fn()
+# -    pairs = []
+# +    times = []
+#      for _ in range(repeats):
+# -        start = torch.cuda.Event(enable_timing=True)
+# -        end = torch.cuda.Event(enable_timing=True)
+# -        start.record()
+# +        torch.cuda.synchronize()
+# +        start = time.perf_counter()
+#          fn()
+# -        end.record()
+# -        pairs.append((start, end))
+# -    torch.cuda.synchronize()
+# -    return [start.elapsed_time(end) for start, end in pairs]
+# +        torch.cuda.synchronize()
+# +        times.append((time.perf_counter() - start) * 1e3)
+# +    return times
+# ```
+#
+# **alternative `sync-each`**: waits on each end event
+# ```python
+# def time_ms_cuda_events(fn, warmup=3, repeats=10) -> list:
+#     for _ in range(warmup):
+#         fn()
+#     times = []
+#     for _ in range(repeats):
+#         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+#         start.record()
+#         fn()
+#         end.record()
+#         end.synchronize()
+#         times.append(float(start.elapsed_time(end)))
+#     return times
+# ```
+#
+# **alternative `event-lists`**: events made up front, in lists named _starts/_ends
+# ```python
+# def time_ms_cuda_events(fn, warmup=3, repeats=10) -> list:
+#     for _ in range(warmup):
+#         fn()
+#     _starts = [torch.cuda.Event(enable_timing=True) for _ in range(repeats)]
+#     _ends = [torch.cuda.Event(enable_timing=True) for _ in range(repeats)]
+#     for _s, _e in zip(_starts, _ends):
+#         _s.record()
+#         fn()
+#         _e.record()
+#     torch.cuda.synchronize()
+#     return [_s.elapsed_time(_e) for _s, _e in zip(_starts, _ends)]
+# ```
+#
+# **alternative `helper-pair`**: an own helper, a print
+# ```python
+# def _timed_once(fn):
+#     begin = torch.cuda.Event(enable_timing=True)
+#     finish = torch.cuda.Event(enable_timing=True)
+#     begin.record()
+#     fn()
+#     finish.record()
+#     return begin, finish
+#
+# def time_ms_cuda_events(fn, warmup=3, repeats=10) -> list:
+#     for _ in range(warmup):
+#         fn()
+#     pairs = [_timed_once(fn) for _ in range(repeats)]
+#     torch.cuda.synchronize()
+#     print("timed", len(pairs), "calls")
+#     return [b.elapsed_time(f) for b, f in pairs]
+# ```
+
+# %% id="s3-events"
+from gpucourse.simdevice import Workload, simulated_accelerator
+
+if DEVICE.type == "cuda" and needs("time_ms_cuda_events", "synchronize", "time_ms"):
+    x = torch.randn(2048, 2048, device=DEVICE)
+    events = time_ms_cuda_events(lambda: x @ x, warmup=3, repeats=10)
+    clock = time_ms(lambda: x @ x, DEVICE, warmup=3, repeats=10)
+    print(f"REAL GPU, 2048x2048 matmul: events median {statistics.median(events):.3f} ms, "
+          f"synchronized perf_counter median {statistics.median(clock):.3f} ms")
+elif DEVICE.type != "cuda" and needs("time_ms_cuda_events"):
+    with simulated_accelerator("cuda") as simulated:   # torch.cuda.* is the simulated device inside this block
+        work = Workload(simulated, durations=[25.0, 35.0])
+        events = time_ms_cuda_events(work, warmup=1, repeats=4)
+        truth = work.true_ms(skip=1)
+    print("SIMULATED device (fake torch.cuda.Event): events", [f"{t:.1f}" for t in events],
+          "ms; the device spent", [f"{t:.1f}" for t in truth], "ms")
+
+# %% [markdown] id="s4"
+# ## 3. Device-to-host copies: `non_blocking` without a synchronize reads garbage
+#
+# From host to device, `non_blocking=True` is safe: the copy is queued in the same stream as the kernels that use it,
+# so they wait for it. From **device to host** it is not: `y.to("cpu", non_blocking=True)` allocates a pinned host
+# buffer, queues the copy and returns at once. The host can read that buffer before the copy has happened, and then
+# reads whatever the memory held before. Synchronize before reading it.
+#
+# On a GPU the cell does it for real: it keeps the GPU busy, fills a tensor with ones behind that work, copies it to
+# the host with `non_blocking=True` and reads the host copy before and after a synchronize. Without a GPU the same
+# sequence runs on the simulated device (the host buffer starts at -1 so that stale data is visible).
+
+# %% [markdown] id="myth-d2h"
+# > **Myth vs. current PyTorch:** *"`non_blocking=True` is a free speed-up: add it to every `.to()`."* Host to device it
+# > is safe, and it is honoured whether or not the memory is pinned (notebook 02). Device to host it returns before the
+# > data has arrived (PyTorch allocates a pinned destination and queues the copy), so reading the result without a
+# > `torch.cuda.synchronize()` (or an event's `synchronize()`) reads unfinished data. `loss.item()` and a plain
+# > `.cpu()` are blocking, and safe. The next cell shows the hazard.
+
+# %% id="s4-d2h"
+if DEVICE.type == "cuda":
+    src = torch.zeros(16 << 20, device=DEVICE)
+    stale = src.to("cpu", non_blocking=True)       # a first copy fills the pinned-buffer cache with zeros,
+    torch.cuda.synchronize()                       # so the copy below reuses a buffer and allocates nothing
+    del stale
+    if hasattr(torch.cuda, "_sleep"):
+        torch.cuda._sleep(500_000_000)            # keep the GPU busy for a while (a private test helper)
+    else:
+        big = torch.randn(4096, 4096, device=DEVICE)
+        for _ in range(20):
+            big = big @ big / 4096
+    src.fill_(1.0)                                 # queued behind the busy work
+    host = src.to("cpu", non_blocking=True)        # queued too; returns at once
+    early = host.sum().item()                      # reads the buffer now: the copy has not happened
+    torch.cuda.synchronize()
+    late = host.sum().item()
+    print(f"REAL GPU: sum read before synchronize: {early:,.0f}; after: {late:,.0f} (correct: {src.numel():,})")
+else:
+    device_tensor = torch.arange(1.0, 9.0)         # "on the device"
+    host = torch.full((8,), -1.0)                  # the pinned host buffer, holding stale data
+    gpu_sim.copy_async(host, device_tensor, ms=50.0)   # like device_tensor.to("cpu", non_blocking=True)
+    print("SIMULATED, read before synchronize:", host.tolist())
+    gpu_sim.synchronize()
+    print("SIMULATED, read after synchronize: ", host.tolist())
+
+# %% [markdown] id="summary"
+# ## Summary
+#
+# - GPU work is queued; host time without a synchronize measures the queueing, or, by accident, an implicit sync.
+# - Time with `synchronize(device)` before reading the clock at **both** ends, after **warm-up** calls, and report the
+#   **median** and the spread: `time_ms`. `gpucourse.timing` holds the same functions for the rest of the module.
+# - CUDA events time on the device; synchronize before `elapsed_time`.
+# - Device-to-host `non_blocking=True` needs a synchronize before the host reads the data.

@@ -1,0 +1,1013 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] id="title"
+# A float32 number takes 4 bytes; float16 and bfloat16 take 2. Half the bytes means half the memory traffic, and on
+# a GPU with tensor cores (a T4 has them) a float16 matrix multiply runs many times faster than a float32 one. But
+# some operations need the range and precision of float32. **Autocast** chooses per operation: matrix multiplies in
+# 16 bits, reductions, exponentials and losses in float32, and the weights themselves stay float32.
+#
+# **You will learn to**
+# - read which dtype each operation of the MLP runs in under `torch.autocast`, on CUDA and on the CPU;
+# - see that parameters and their gradients stay float32, and what the activations save in memory;
+# - measure matrix-multiply throughput in float32, TF32 and float16 (on a GPU);
+# - recognise the deprecated `torch.cuda.amp` spelling and use its replacement;
+# - write `amp_forward` and `output_dtypes`, and predict the dtypes of CUDA autocast's op lists.
+#
+# **Time:** about 30 minutes on a Colab T4, about 30 minutes on a laptop CPU.
+
+# %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false}
+# The shared set-up: `python -m graders build` writes its install part above these lines.
+from gpucourse.bootstrap import setup
+DEVICE, QUICK = setup()
+import torch
+from gpucourse.checks import needs  # a demonstration that runs your answers waits until they are answered
+
+
+# %% [markdown] id="recap"
+# ## Recap: what this module builds on
+#
+# - **Module 5**: the Fashion-MNIST MLP `Flatten → Linear(784, 256) → ReLU → Linear(256, 10)` and cross-entropy.
+# - **Module 6**: AdamW with a cosine schedule. **Notebook 01** of this module: `model.to(device)`, batches moved
+#   to the device. **Notebook 03**: time GPU work only after a synchronize.
+#
+# Autocast needs to know the device *type* (`"cuda"` or `"cpu"`) and the low-precision dtype. On a GPU we use
+# float16 (what a T4 computes fast); on a CPU, autocast's default, bfloat16 (notebook 06 explains the difference).
+
+# %% id="amp-config"
+import warnings
+import matplotlib.pyplot as plt
+import torch.nn.functional as F
+from gpucourse.amp import OpDtypes, saved_tensor_bytes, short
+from gpucourse.model import make_mlp
+
+AMP_DEVICE = "cuda" if DEVICE.type == "cuda" else "cpu"
+AMP_DTYPE = torch.float16 if AMP_DEVICE == "cuda" else torch.bfloat16
+print(f"autocast here: device_type={AMP_DEVICE!r}, dtype={AMP_DTYPE}")
+if AMP_DEVICE == "cpu":
+    print("No CUDA GPU: the demonstrations run CPU autocast (bfloat16). Its op lists differ from CUDA's; "
+          "where they do, the text says so.")
+
+# %% [markdown] id="s1"
+# ## 1. One forward pass, operation by operation
+#
+# `torch.autocast(device_type=..., dtype=...)` is a context manager. Inside it, every eligible operation looks up
+# its device's lists in the
+# [Autocast Op Reference](https://pytorch.org/docs/stable/amp.html#autocast-op-reference): run in the low-precision
+# dtype (matmul, linear, convolutions), run in float32 (losses on both devices; on CUDA also softmax, `exp`, `log`
+# and sums; on the CPU linear algebra and FFTs instead), or run in the widest input type. Operations on no list (ReLU, add) run in whatever dtype their inputs have.
+#
+# To see it, we record every low-level (aten) operation of one forward pass with a `TorchDispatchMode`. Autocast
+# works *above* that level, so the recording shows what autocast decided, including the casts (`_to_copy`) it
+# inserted.
+
+# %% id="s1-table"
+model = make_mlp().to(DEVICE)
+x = torch.randn(64, 1, 28, 28, device=DEVICE)
+y = torch.randint(0, 10, (64,), device=DEVICE)
+
+with OpDtypes() as record, torch.autocast(device_type=AMP_DEVICE, dtype=AMP_DTYPE):
+    loss = F.cross_entropy(model(x), y)
+
+print(f"{'aten operation':<22}{'input dtypes':<42}output")
+for op, inputs, out in record.rows:
+    note = "   <- a cast inserted by autocast" if op == "_to_copy" else ""
+    print(f"{op:<22}{', '.join(short(d) for d in inputs):<42}{short(out)}{note}")
+
+# %% [markdown] id="s1-read"
+# Read it from the top: the input and the weights are **cast copies** (`_to_copy` float32 → 16 bits), `addmm` (the
+# `Linear` layer) runs in 16 bits, ReLU simply follows its input, and before the loss the logits are cast back to
+# float32 for `log_softmax` and `nll_loss` (cross-entropy is on the float32 list on both devices). The weights
+# themselves were never changed: autocast casts *copies*, and caches them for the rest of the `with` block.
+
+# %% [markdown] id="s2"
+# ## 2. Parameters and their gradients stay float32
+#
+# Because autocast only casts copies, the model's parameters stay float32, and so do their gradients: the backward
+# pass of each cast runs the cast in reverse. The optimizer therefore updates float32 **master weights**, which is
+# what makes mixed precision *mixed*. Calling `model.half()` instead would store the weights in float16, where small
+# updates vanish:
+
+# %% id="s2-demo"
+model = make_mlp().to(DEVICE)
+with torch.autocast(device_type=AMP_DEVICE, dtype=AMP_DTYPE):
+    logits = model(x)
+    loss = F.cross_entropy(logits, y)
+loss.backward()
+print(f"logits: {short(logits.dtype)}, loss: {short(loss.dtype)}")
+for name, p in model.named_parameters():
+    print(f"  {name:<9} parameter {short(p.dtype)}, gradient {short(p.grad.dtype)}")
+
+w = torch.tensor(1.0)
+update = 1e-4                                   # a typical learning rate times a gradient
+print("float32 weight after the update:", (w + update).item())
+print("float16 weight after the update:", (w.half() + update).item(), "(the update vanished: eps of float16 is 2**-10)")
+
+# %% [markdown] id="s3"
+# ## 3. Where the memory goes: activations
+#
+# The weights of this MLP are small (about 0.8 MB). What grows with the batch are the **activations** autograd saves
+# for the backward pass. Under autocast they are saved in 16 bits. We measure every tensor saved for backward with
+# `torch.autograd.graph.saved_tensors_hooks`:
+
+# %% id="s3-memory"
+model = make_mlp().to(DEVICE)
+xb = torch.randn(256, 1, 28, 28, device=DEVICE)
+yb = torch.randint(0, 10, (256,), device=DEVICE)
+
+def forward_fp32():
+    F.cross_entropy(model(xb), yb)
+
+def forward_amp():
+    with torch.autocast(device_type=AMP_DEVICE, dtype=AMP_DTYPE):
+        F.cross_entropy(model(xb), yb)
+
+saved = {"float32": saved_tensor_bytes(forward_fp32), f"autocast {short(AMP_DTYPE)}": saved_tensor_bytes(forward_amp)}
+for name, nbytes in saved.items():
+    print(f"{name:<20} {nbytes / 2**20:6.2f} MiB saved for backward (batch 256)")
+
+fig, ax = plt.subplots(figsize=(6, 2.6))
+ax.barh(list(saved), [v / 2**20 for v in saved.values()], color=["tab:blue", "tab:orange"])
+ax.set(xlabel="MiB saved for backward", title="activation memory of one training step, batch 256")
+fig.tight_layout()
+plt.show()
+
+# %% [markdown] id="s3-read"
+# About half. Not exactly half: the saved tensors include the 16-bit *copies* of the weights (the originals stay
+# float32 as well), and the loss's float32 inputs. For a big network at a big batch, the activations dominate and the
+# saving approaches 2×, which is what lets a larger batch or model fit on a 16 GB T4.
+
+# %% [markdown] id="s4"
+# ## 4. Matrix-multiply throughput: float32, TF32, float16
+#
+# The speed comes from tensor cores. A T4 does about 8.1 TFLOPS in float32 and 65 TFLOPS in float16 on tensor cores
+# (NVIDIA's figures). **TF32** is a third option on Ampere and newer GPUs (compute capability ≥ 8.0): float32
+# storage, but matmuls on tensor cores with a 10-bit mantissa. It is switched on with
+# `torch.set_float32_matmul_precision("high")`; a T4 has no TF32, so there it changes nothing.
+#
+# We time a square matmul after a synchronize at both ends (notebook 03) and convert to TFLOPS (2n³ operations).
+
+# %% id="s4-throughput"
+from gpucourse.timing import median_ms
+
+def matmul_tflops(n, dtype, device, repeats):
+    a = torch.randn(n, n, device=device, dtype=dtype)
+    b = torch.randn(n, n, device=device, dtype=dtype)
+    ms = median_ms(lambda: a @ b, device, warmup=2, repeats=repeats)
+    return 2 * n**3 / (ms / 1e3) / 1e12      # TFLOPS
+
+results = {}
+if DEVICE.type == "cuda":
+    n = 2048 if QUICK else 4096
+    torch.set_float32_matmul_precision("highest")
+    results["float32"] = matmul_tflops(n, torch.float32, DEVICE, 10)
+    torch.set_float32_matmul_precision("high")          # allows TF32 where the GPU has it
+    results["TF32"] = matmul_tflops(n, torch.float32, DEVICE, 10)
+    torch.set_float32_matmul_precision("highest")
+    results["float16"] = matmul_tflops(n, torch.float16, DEVICE, 10)
+    major, minor = torch.cuda.get_device_capability()
+    if (major, minor) < (8, 0):
+        print(f"compute capability {major}.{minor}: no TF32 here, so TF32 and float32 should match.")
+else:
+    n = 256 if QUICK else 1024
+    print("Tensor-core throughput is GPU-only; this machine has no CUDA GPU. Measured instead, honestly:")
+    print("the CPU's own float32 and bfloat16 matmul (a CPU without bf16 instructions is *slower* in bf16).")
+    results["CPU float32"] = matmul_tflops(n, torch.float32, DEVICE, 5)
+    results["CPU bfloat16"] = matmul_tflops(n, torch.bfloat16, DEVICE, 5)
+unit, factor = ("TFLOPS", 1) if DEVICE.type == "cuda" else ("GFLOPS", 1e3)
+for name, tflops in results.items():
+    print(f"{name:<14} {tflops * factor:8.2f} {unit}   (n = {n})")
+
+fig, ax = plt.subplots(figsize=(6, 2.6))
+ax.barh(list(results), [v * factor for v in results.values()], color="tab:purple")
+ax.set(xlabel=f"{unit} (measured)", title=f"{n}x{n} matmul on {DEVICE.type}")
+fig.tight_layout()
+plt.show()
+
+# %% [markdown] id="s5"
+# ## 5. The old spelling: `torch.cuda.amp`
+#
+# Most tutorials and code bases you will meet were written with `torch.cuda.amp.autocast()` and
+# `torch.cuda.amp.GradScaler()`. They still run, but print a warning.
+#
+# > **Myth vs. current PyTorch:** "`torch.cuda.amp.autocast` and `torch.cuda.amp.GradScaler` are *the* AMP API."
+# > They have been **deprecated since PyTorch 2.4** (a `FutureWarning`). The current API is device-generic:
+# > `torch.autocast(device_type="cuda", dtype=torch.float16)` and `torch.amp.GradScaler("cuda")`; the same two work
+# > on the CPU with `"cpu"` (`GradScaler("cpu")` exists since 2.3).
+#
+# Here it is, once, with every warning it prints (on a machine without CUDA there are extra ones: the old API then
+# quietly disables itself).
+
+# %% id="s5-deprecated"
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with torch.cuda.amp.autocast():          # old code, as you will find it
+        pass
+    old_scaler = torch.cuda.amp.GradScaler()
+for w in caught:
+    print(f"{w.category.__name__}: {w.message}")
+
+# %% id="s5-current"
+# The replacement: the same two objects, device-generic.
+with torch.autocast(device_type=AMP_DEVICE, dtype=AMP_DTYPE):
+    out = make_mlp().to(DEVICE)(x)
+scaler = torch.amp.GradScaler(AMP_DEVICE)
+print("torch.autocast is torch.amp.autocast:", torch.autocast is torch.amp.autocast)
+print(f"output {short(out.dtype)}; GradScaler({AMP_DEVICE!r}) enabled: {scaler.is_enabled()}")
+
+
+# %% [markdown] id="ex1"
+# ## Exercise 1: `amp_forward` (3 points)
+#
+# Write `amp_forward(model, x, y, criterion, device_type, dtype)` that runs the forward pass **and** the loss under
+# `torch.autocast(device_type=device_type, dtype=dtype)` and returns `(logits, loss)`:
+#
+# - `logits` come out in `dtype` (for a model ending in a `Linear`);
+# - the loss is whatever `criterion` returns under autocast (float32 for cross-entropy), still attached to the graph
+#   so that `loss.backward()` works;
+# - the model's parameters are untouched: still float32, same values. Do **not** call `model.half()`.
+
+# %% nbgrader={"grade": false, "grade_id": "amp_forward", "locked": false, "schema_version": 3, "solution": true}
+def amp_forward(model, x, y, criterion, device_type, dtype):
+    """Forward pass and loss under torch.autocast(device_type=device_type, dtype=dtype).
+
+    Returns (logits, loss): logits in dtype, the loss as criterion computes it under autocast
+    (float32 for cross-entropy), differentiable. The model's parameters are not modified."""
+    ### BEGIN SOLUTION
+    with torch.autocast(device_type=device_type, dtype=dtype):
+        logits = model(x)
+        loss = criterion(logits, y)
+    return logits, loss
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_amp_forward", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+import copy
+import warnings
+from gpucourse.checks import Check
+
+with Check("amp_forward") as check, warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    model = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
+    x, y = torch.randn(5, 6), torch.randint(0, 3, (5,))
+    before = copy.deepcopy(model.state_dict())
+    result = check.call(amp_forward, model, x, y, torch.nn.CrossEntropyLoss(), "cpu", torch.bfloat16)
+    check.that(isinstance(result, tuple) and len(result) == 2, "Return a tuple (logits, loss).")
+    logits, loss = result
+    check.equal(logits.dtype, torch.bfloat16, "The logits must come out of autocast in the low-precision dtype.")
+    check.equal(loss.dtype, torch.float32,
+                "Compute the loss inside the autocast block too: cross-entropy runs in float32 there.")
+    check.that(all(p.dtype == torch.float32 for p in model.parameters()),
+               "The parameters must stay float32: autocast casts copies. Never call model.half().")
+    check.that(all(torch.equal(before[k], v) for k, v in model.state_dict().items()), "Do not change the parameters.")
+    check.close(loss.detach(), torch.nn.functional.cross_entropy(logits.detach().float(), y),
+                "The loss must be the criterion applied to the logits you return.", rel=1e-3, abs_=1e-3)
+
+### BEGIN HIDDEN TESTS
+def _reference_amp(model, x, y, criterion, device_type, dtype):
+    with torch.autocast(device_type=device_type, dtype=dtype):
+        out = model(x)
+        return out, criterion(out, y)
+
+from gpucourse.amp import OpDtypes
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    _cases = [("cpu", torch.bfloat16), ("cpu", torch.float16)]
+    if torch.cuda.is_available():
+        _cases += [("cuda", torch.float16)]
+    for _device_type, _dtype in _cases:
+        for _trial in range(2):
+            _d, _h, _k, _n = [int(v) for v in torch.randint(3, 17, (4,))]
+            _model = torch.nn.Sequential(torch.nn.Linear(_d, _h), torch.nn.ReLU(),
+                                         torch.nn.Linear(_h, _k)).to(_device_type)
+            _x = torch.randn(_n, _d, device=_device_type) * 3
+            _y = torch.randint(0, _k, (_n,), device=_device_type)
+            _before = copy.deepcopy(_model.state_dict())
+            _crit = torch.nn.CrossEntropyLoss()
+            with OpDtypes() as _record:
+                _logits, _loss = amp_forward(_model, _x, _y, _crit, _device_type, _dtype)
+            assert any(op in ("addmm", "mm", "matmul", "linear") and out == _dtype for op, _, out in _record.rows), \
+                "the matrix multiplies must run in the low-precision dtype, under autocast"
+            assert _logits.dtype == _dtype, f"logits must be {_dtype} under {_device_type} autocast"
+            assert _loss.dtype == torch.float32, "the loss is computed under autocast (float32)"
+            assert _logits.shape == (_n, _k)
+            assert all(p.dtype == torch.float32 for p in _model.parameters()), "parameters stay float32"
+            assert all(torch.equal(_before[k], v) for k, v in _model.state_dict().items()), "parameters unchanged"
+            _rl, _rloss = _reference_amp(_model, _x, _y, _crit, _device_type, _dtype)
+            assert torch.allclose(_logits.float(), _rl.float(), rtol=1e-2, atol=1e-2), "logits differ from autocast's"
+            assert torch.allclose(_loss.detach(), _rloss.detach(), rtol=1e-3, atol=1e-3), "loss differs from autocast's"
+            assert _loss.requires_grad, "the loss must stay attached to the graph"
+            _loss.backward()
+            assert all(p.grad is not None and p.grad.dtype == torch.float32 for p in _model.parameters()), \
+                "gradients reach the float32 parameters"
+            assert not torch.is_autocast_enabled(_device_type), "autocast must be off after the call"
+    # a criterion that is not cross-entropy: mse_loss between logits and a target
+    _model = torch.nn.Linear(4, 2)
+    _x, _t = torch.randn(7, 4), torch.randn(7, 2)
+    _logits, _loss = amp_forward(_model, _x, _t, torch.nn.MSELoss(), "cpu", torch.bfloat16)
+    _rl, _rloss = _reference_amp(_model, _x, _t, torch.nn.MSELoss(), "cpu", torch.bfloat16)
+    assert _logits.dtype == torch.bfloat16 and _loss.dtype == _rloss.dtype
+    assert torch.allclose(_loss.detach().float(), _rloss.detach().float(), rtol=1e-3, atol=1e-3)
+### END HIDDEN TESTS
+
+# %% [markdown] fixtures="amp_forward"
+# ### Mistakes and correct alternatives for `amp_forward` (author-only: in no generated notebook)
+#
+# **mistake `model-half`**, sample, loses `test_amp_forward`: converts the model itself to 16 bits instead of autocasting
+# ```diff
+# @@
+# -    with torch.autocast(device_type=device_type, dtype=dtype):
+# -        logits = model(x)
+# -        loss = criterion(logits, y)
+# -    return logits, loss
+# +    model.to(dtype)
+# +    logits = model(x.to(dtype))
+# +    return logits, criterion(logits.float(), y)
+# ```
+#
+# **mistake `half-then-restore`**, loses `test_amp_forward`: rounds the weights to 16 bits and back: parameters changed
+# ```diff
+# @@
+# +    model.to(dtype)
+#      with torch.autocast(device_type=device_type, dtype=dtype):
+# @@
+#          loss = criterion(logits, y)
+# +    model.float()
+# ```
+#
+# **mistake `loss-outside`**, loses `test_amp_forward`: computes the loss outside autocast, in 16 bits
+# ```diff
+# @@
+# -        loss = criterion(logits, y)
+# -    return logits, loss
+# +    return logits, criterion(logits, y)
+# ```
+#
+# **mistake `hardcoded-cuda`**, loses `test_amp_forward`: ignores device_type: on a CPU autocast is disabled
+# ```diff
+# @@
+# -    with torch.autocast(device_type=device_type, dtype=dtype):
+# +    with torch.autocast(device_type="cuda", dtype=dtype):
+# ```
+#
+# **mistake `default-dtype`**, loses `test_amp_forward`: ignores dtype and gets the device's default
+# ```diff
+# @@
+# -    with torch.autocast(device_type=device_type, dtype=dtype):
+# +    with torch.autocast(device_type=device_type):
+# ```
+#
+# **mistake `float-logits`**, loses `test_amp_forward`: casts the logits back to float32
+# ```diff
+# @@
+# -        logits = model(x)
+# +        logits = model(x).float()
+# ```
+#
+# **mistake `cast-output`**, loses `test_amp_forward`: computes in float32 and casts the result: no autocast at all
+# ```diff
+# @@
+# -    with torch.autocast(device_type=device_type, dtype=dtype):
+# -        logits = model(x)
+# -        loss = criterion(logits, y)
+# -    return logits, loss
+# +    logits = model(x)
+# +    return logits.to(dtype), criterion(logits, y)
+# ```
+#
+# **mistake `no-grad`**, loses `test_amp_forward`: runs without autograd: the loss cannot be backpropagated
+# ```diff
+# @@
+# -    with torch.autocast(device_type=device_type, dtype=dtype):
+# +    with torch.no_grad(), torch.autocast(device_type=device_type, dtype=dtype):
+# ```
+#
+# **alternative `amp-autocast`**: torch.amp.autocast, locals named _logits/_loss
+# ```python
+# def amp_forward(model, x, y, criterion, device_type, dtype):
+#     with torch.amp.autocast(device_type, dtype=dtype, enabled=True):
+#         _logits = model(x)
+#         _loss = criterion(_logits, y)
+#     return (_logits, _loss)
+# ```
+#
+# **alternative `context-object`**: enters and exits the context by hand
+# ```python
+# def amp_forward(model, x, y, criterion, device_type, dtype):
+#     ctx = torch.autocast(device_type=device_type, dtype=dtype)
+#     ctx.__enter__()
+#     try:
+#         out = model(x)
+#         loss = criterion(out, y)
+#     finally:
+#         ctx.__exit__(None, None, None)
+#     return out, loss
+# ```
+#
+# **alternative `inner-return`**: returns from inside the block, positional arguments, a warning
+# ```python
+# import warnings
+#
+# def amp_forward(model, x, y, criterion, device_type, dtype):
+#     if dtype not in (torch.float16, torch.bfloat16):
+#         warnings.warn(f"autocast to {dtype} is unusual")
+#     with torch.autocast(device_type, dtype):
+#         logits = model(x)
+#         return logits, criterion(logits, y)
+# ```
+
+# %% [markdown] id="ex2"
+# ## Exercise 2: `output_dtypes` (4 points)
+#
+# Write `output_dtypes(model, x, device_type, dtype)` that runs `model(x)` under autocast and returns, for every
+# **leaf** module (a module without children) that runs, the dtype of its output:
+# `{name: dtype}`, where `name` is the module's name as `model.named_modules()` gives it (`"0"`, `"body.1"`, ...; a
+# model that is itself a leaf has the name `""`).
+#
+# Record the dtypes with **forward hooks** (`module.register_forward_hook(hook)`, where `hook(module, inputs, output)`
+# is called after each forward), and **remove** every hook you added before returning (`handle.remove()`), even if
+# the forward pass raises: hooks left behind would fire in every later forward pass. Hooks the model already had
+# must stay.
+
+# %% nbgrader={"grade": false, "grade_id": "output_dtypes", "locked": false, "schema_version": 3, "solution": true}
+def output_dtypes(model, x, device_type, dtype):
+    """{name: output dtype} of every leaf module of model in one forward pass of x under
+    torch.autocast(device_type=device_type, dtype=dtype). Names as model.named_modules() gives
+    them; recorded with forward hooks that are all removed before returning."""
+    ### BEGIN SOLUTION
+    dtypes = {}
+    handles = []
+    for name, module in model.named_modules():
+        if next(module.children(), None) is None:          # a leaf
+            def hook(mod, inputs, output, name=name):
+                dtypes[name] = output.dtype
+            handles.append(module.register_forward_hook(hook))
+    try:
+        with torch.no_grad(), torch.autocast(device_type=device_type, dtype=dtype):
+            model(x)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return dtypes
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_output_dtypes", "locked": true, "points": 4, "schema_version": 3, "solution": false}
+import warnings
+from gpucourse.checks import Check
+
+def _hook_count(model):
+    from torch.nn.modules import module as _module
+    return (sum(len(m._forward_hooks) + len(m._forward_pre_hooks) for m in model.modules())
+            + len(_module._global_forward_hooks) + len(_module._global_forward_pre_hooks))
+
+with Check("output_dtypes") as check, warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(12, 6), torch.nn.ReLU(), torch.nn.Linear(6, 2))
+    x = torch.randn(3, 3, 4)
+    got = check.call(output_dtypes, model, x, "cpu", torch.bfloat16)
+    check.that(isinstance(got, dict), "Return a dict {module name: dtype}.")
+    check.equal(sorted(got), ["0", "1", "2", "3"], "One entry per leaf module, named as model.named_modules() names it")
+    check.equal(got["1"], torch.bfloat16, "Record each module's output dtype, under autocast.")
+    check.equal(got["0"], torch.float32, "Flatten is on no autocast list: its output keeps the float32 of its input.")
+    check.equal(got["3"], torch.bfloat16, "The last Linear runs under autocast too: record what it returned.")
+    check.equal(_hook_count(model), 0, "Remove every hook you registered (handle.remove()) before returning.")
+
+### BEGIN HIDDEN TESTS
+def _reference_dtypes(model, x, device_type, dtype):
+    """Independent of hooks on the model: a global hook on every module, keeping the leaves."""
+    names = {id(m): n for n, m in model.named_modules() if next(m.children(), None) is None}
+    seen = {}
+    def record(module, inputs, output):
+        if id(module) in names:
+            seen[names[id(module)]] = output.dtype
+    handle = torch.nn.modules.module.register_module_forward_hook(record)
+    try:
+        with torch.no_grad(), torch.autocast(device_type=device_type, dtype=dtype):
+            model(x)
+    finally:
+        handle.remove()
+    return seen
+
+class _Net(torch.nn.Module):
+    def __init__(self, d, h, k):
+        super().__init__()
+        self.body = torch.nn.Sequential(torch.nn.Linear(d, h), torch.nn.GELU(), torch.nn.LayerNorm(h))
+        self.head = torch.nn.Sequential(torch.nn.Sequential(torch.nn.Linear(h, k)))
+        self.soft = torch.nn.Softmax(dim=1)
+    def forward(self, x):
+        return self.soft(self.head(self.body(x)))
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    _cases = [("cpu", torch.bfloat16), ("cpu", torch.float16)]
+    if torch.cuda.is_available():
+        _cases += [("cuda", torch.float16), ("cuda", torch.bfloat16)]
+    for _device_type, _dtype in _cases:
+        _d, _h, _k = [int(v) for v in torch.randint(3, 12, (3,))]
+        _net = _Net(_d, _h, _k).to(_device_type)
+        _x = torch.randn(int(torch.randint(2, 6, ())), _d, device=_device_type)
+        _calls = []
+        _own = _net.body[1].register_forward_hook(lambda m, i, o: _calls.append(1))   # the model's own hook
+        _before = _hook_count(_net)
+        _got = output_dtypes(_net, _x, _device_type, _dtype)
+        _expected = _reference_dtypes(_net, _x, _device_type, _dtype)
+        assert set(_got) == {"body.0", "body.1", "body.2", "head.0.0", "soft"}, f"leaf names, got {sorted(_got)}"
+        assert _got == _expected, f"{_device_type} {_dtype}: got {_got}, expected {_expected}"
+        assert all(isinstance(v, torch.dtype) for v in _got.values())
+        assert _hook_count(_net) == _before, "remove your hooks, and only yours"
+        _calls.clear()
+        _net(_x)
+        assert _calls == [1], "the model's own hook must still be there"
+        _own.remove()
+        assert not torch.is_autocast_enabled(_device_type)
+    # a model that is a single leaf
+    _lin = torch.nn.Linear(5, 3)
+    assert output_dtypes(_lin, torch.randn(2, 5), "cpu", torch.bfloat16) == {"": torch.bfloat16}
+    assert _hook_count(_lin) == 0
+    # a failing forward pass still removes the hooks
+    _bad = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.Linear(5, 2))
+    try:
+        output_dtypes(_bad, torch.randn(2, 4), "cpu", torch.bfloat16)
+    except Exception:
+        pass
+    assert _hook_count(_bad) == 0, "hooks must be removed even when the forward pass raises (try/finally)"
+### END HIDDEN TESTS
+
+# %% [markdown] fixtures="output_dtypes"
+# ### Mistakes and correct alternatives for `output_dtypes` (author-only: in no generated notebook)
+#
+# **mistake `hooks-kept`**, sample, loses `test_output_dtypes`: never removes its hooks
+# ```diff
+# @@
+# -    handles = []
+# @@
+# -        if next(module.children(), None) is None:          # a leaf
+# -            def hook(mod, inputs, output, name=name):
+# -                dtypes[name] = output.dtype
+# -            handles.append(module.register_forward_hook(hook))
+# -    try:
+# -        with torch.no_grad(), torch.autocast(device_type=device_type, dtype=dtype):
+# -            model(x)
+# -    finally:
+# -        for handle in handles:
+# -            handle.remove()
+# +        if len(list(module.children())) == 0:
+# +            module.register_forward_hook(lambda m, i, o, name=name: dtypes.__setitem__(name, o.dtype))
+# +    with torch.autocast(device_type=device_type, dtype=dtype):
+# +        model(x)
+# ```
+#
+# **mistake `no-autocast`**, loses `test_output_dtypes`: forgets the autocast block
+# ```diff
+# @@
+# -    dtypes = {}
+# -    handles = []
+# +    dtypes, handles = {}, []
+# @@
+# -        if next(module.children(), None) is None:          # a leaf
+# -            def hook(mod, inputs, output, name=name):
+# -                dtypes[name] = output.dtype
+# -            handles.append(module.register_forward_hook(hook))
+# -    try:
+# -        with torch.no_grad(), torch.autocast(device_type=device_type, dtype=dtype):
+# -            model(x)
+# -    finally:
+# -        for handle in handles:
+# -            handle.remove()
+# +        if len(list(module.children())) == 0:
+# +            handles.append(module.register_forward_hook(
+# +                lambda m, i, o, name=name: dtypes.__setitem__(name, o.dtype)))
+# +    model(x)
+# +    for h in handles:
+# +        h.remove()
+# ```
+#
+# **mistake `input-dtype`**, loses `test_output_dtypes`: records the input's dtype instead of the output's
+# ```diff
+# @@
+# -    dtypes = {}
+# -    handles = []
+# +    dtypes, handles = {}, []
+# @@
+# -        if next(module.children(), None) is None:          # a leaf
+# -            def hook(mod, inputs, output, name=name):
+# -                dtypes[name] = output.dtype
+# -            handles.append(module.register_forward_hook(hook))
+# -    try:
+# -        with torch.no_grad(), torch.autocast(device_type=device_type, dtype=dtype):
+# -            model(x)
+# -    finally:
+# -        for handle in handles:
+# -            handle.remove()
+# +        if len(list(module.children())) == 0:
+# +            handles.append(module.register_forward_hook(
+# +                lambda m, i, o, name=name: dtypes.__setitem__(name, i[0].dtype)))
+# +    with torch.autocast(device_type=device_type, dtype=dtype):
+# +        model(x)
+# +    for h in handles:
+# +        h.remove()
+# ```
+#
+# **mistake `all-modules`**, loses `test_output_dtypes`: includes the containers, not only the leaves
+# ```diff
+# @@
+# -    dtypes = {}
+# -    handles = []
+# +    dtypes, handles = {}, []
+# @@
+# -        if next(module.children(), None) is None:          # a leaf
+# -            def hook(mod, inputs, output, name=name):
+# -                dtypes[name] = output.dtype
+# -            handles.append(module.register_forward_hook(hook))
+# -    try:
+# -        with torch.no_grad(), torch.autocast(device_type=device_type, dtype=dtype):
+# -            model(x)
+# -    finally:
+# -        for handle in handles:
+# -            handle.remove()
+# +        handles.append(module.register_forward_hook(
+# +            lambda m, i, o, name=name: dtypes.__setitem__(name, o.dtype)))
+# +    with torch.autocast(device_type=device_type, dtype=dtype):
+# +        model(x)
+# +    for h in handles:
+# +        h.remove()
+# ```
+#
+# **mistake `children-only`**, loses `test_output_dtypes`: looks only at the direct children, not at nested leaves
+# ```diff
+# @@
+# -    dtypes = {}
+# -    handles = []
+# -    for name, module in model.named_modules():
+# -        if next(module.children(), None) is None:          # a leaf
+# -            def hook(mod, inputs, output, name=name):
+# -                dtypes[name] = output.dtype
+# -            handles.append(module.register_forward_hook(hook))
+# -    try:
+# -        with torch.no_grad(), torch.autocast(device_type=device_type, dtype=dtype):
+# -            model(x)
+# -    finally:
+# -        for handle in handles:
+# -            handle.remove()
+# +    dtypes, handles = {}, []
+# +    for name, module in model.named_children():
+# +        handles.append(module.register_forward_hook(
+# +            lambda m, i, o, name=name: dtypes.__setitem__(name, o.dtype)))
+# +    with torch.autocast(device_type=device_type, dtype=dtype):
+# +        model(x)
+# +    for h in handles:
+# +        h.remove()
+# ```
+#
+# **mistake `no-finally`**, loses `test_output_dtypes`: leaves hooks behind when the forward pass raises
+# ```diff
+# @@
+# -    dtypes = {}
+# -    handles = []
+# +    dtypes, handles = {}, []
+# @@
+# -        if next(module.children(), None) is None:          # a leaf
+# -            def hook(mod, inputs, output, name=name):
+# -                dtypes[name] = output.dtype
+# -            handles.append(module.register_forward_hook(hook))
+# -    try:
+# -        with torch.no_grad(), torch.autocast(device_type=device_type, dtype=dtype):
+# -            model(x)
+# -    finally:
+# -        for handle in handles:
+# -            handle.remove()
+# +        if len(list(module.children())) == 0:
+# +            handles.append(module.register_forward_hook(
+# +                lambda m, i, o, name=name: dtypes.__setitem__(name, o.dtype)))
+# +    with torch.autocast(device_type=device_type, dtype=dtype):
+# +        model(x)
+# +    for h in handles:
+# +        h.remove()
+# ```
+#
+# **mistake `clears-all-hooks`**, loses `test_output_dtypes`: removes the model's own hooks along with its own
+# ```diff
+# @@
+# -    handles = []
+# @@
+# -        if next(module.children(), None) is None:          # a leaf
+# -            def hook(mod, inputs, output, name=name):
+# -                dtypes[name] = output.dtype
+# -            handles.append(module.register_forward_hook(hook))
+# +        if len(list(module.children())) == 0:
+# +            module.register_forward_hook(lambda m, i, o, name=name: dtypes.__setitem__(name, o.dtype))
+# @@
+# -        with torch.no_grad(), torch.autocast(device_type=device_type, dtype=dtype):
+# +        with torch.autocast(device_type=device_type, dtype=dtype):
+# @@
+# -        for handle in handles:
+# -            handle.remove()
+# +        for module in model.modules():
+# +            module._forward_hooks.clear()
+# ```
+#
+# **alternative `named-children-leaves`**: lambdas as hooks, inference_mode
+# ```python
+# def output_dtypes(model, x, device_type, dtype):
+#     seen = {}
+#     leaves = [(n, m) for n, m in model.named_modules() if len(list(m.children())) == 0]
+#     handles = [m.register_forward_hook(lambda mod, inp, out, n=n: seen.__setitem__(n, out.dtype))
+#                for n, m in leaves]
+#     try:
+#         with torch.autocast(device_type=device_type, dtype=dtype), torch.inference_mode():
+#             model(x)
+#     finally:
+#         for h in handles:
+#             h.remove()
+#     return seen
+# ```
+#
+# **alternative `hook-class`**: an own _Recorder class
+# ```python
+# class _Recorder:
+#     def __init__(self):
+#         self.dtypes = {}
+#         self.handles = []
+#     def attach(self, name, module):
+#         def _hook(_mod, _inputs, _output):
+#             self.dtypes[name] = _output.dtype
+#         self.handles.append(module.register_forward_hook(_hook))
+#     def detach(self):
+#         while self.handles:
+#             self.handles.pop().remove()
+#
+# def output_dtypes(model, x, device_type, dtype):
+#     rec = _Recorder()
+#     for name, module in model.named_modules():
+#         if not any(True for _ in module.children()):
+#             rec.attach(name, module)
+#     try:
+#         with torch.autocast(device_type=device_type, dtype=dtype):
+#             with torch.no_grad():
+#                 model(x)
+#     finally:
+#         rec.detach()
+#     return dict(rec.dtypes)
+# ```
+#
+# **alternative `grad-on`**: keeps autograd on (the docstring does not ask for no_grad), prints
+# ```python
+# def output_dtypes(model, x, device_type, dtype):
+#     result, handles = {}, []
+#     for name, module in model.named_modules():
+#         if list(module.children()):
+#             continue
+#         handles.append(module.register_forward_hook(
+#             lambda m, i, o, key=name: result.update({key: o.dtype})))
+#     try:
+#         with torch.autocast(device_type=device_type, dtype=dtype):
+#             model(x)
+#     finally:
+#         [h.remove() for h in handles]
+#     print(result)
+#     return result
+# ```
+
+# %% id="ex2-demo"
+# The MLP, leaf by leaf, under this machine's autocast
+if needs("output_dtypes"):
+    images = torch.randn(64, 1, 28, 28, device=DEVICE)
+    for name, dtype in output_dtypes(make_mlp().to(DEVICE), images, AMP_DEVICE, AMP_DTYPE).items():
+        print(f"  {name}: {short(dtype)}")
+    # "0" is the Flatten: a reshape of the float32 input, on no list, so it stays float32.
+
+# %% [markdown] id="ex3"
+# ## Exercise 3: predict CUDA autocast (3 points)
+#
+# Open the docs' [Autocast Op Reference](https://pytorch.org/docs/stable/amp.html#autocast-op-reference) and predict,
+# for **CUDA** autocast with `dtype=torch.float16`, the dtype of each result below. `a` and `b` are float32 tensors;
+# `h = a @ b` is computed inside the autocast block, and the other operations take `h` as their input, the way a loss
+# takes a layer's output:
+#
+# | key | operation, inside `torch.autocast("cuda", dtype=torch.float16)` |
+# |---|---|
+# | `"matmul"` | `h = a @ b` |
+# | `"softmax"` | `torch.softmax(h, dim=1)` |
+# | `"cross_entropy"` | `F.cross_entropy(h, target)` |
+# | `"sum"` | `h.sum()` |
+# | `"add"` | `h + a` |
+#
+# Set `CUDA_AUTOCAST_ANSWERS` to a dict from those five keys to `torch.dtype` values, like `{"matmul": torch.float16, ...}`.
+# (A grader may have no GPU: it checks your answers against the documented CUDA lists. Section 6 shows why CPU
+# autocast would give different answers.)
+
+# %% nbgrader={"grade": false, "grade_id": "CUDA_AUTOCAST_ANSWERS", "locked": false, "schema_version": 3, "solution": true}
+### BEGIN SOLUTION
+CUDA_AUTOCAST_ANSWERS = {
+    "matmul": torch.float16,         # "CUDA ops that can autocast to float16"
+    "softmax": torch.float32,        # "CUDA ops that can autocast to float32"
+    "cross_entropy": torch.float32,  # float32 list
+    "sum": torch.float32,            # float32 list
+    "add": torch.float32,            # no list: type promotion, float16 + float32 -> float32
+}
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "test_CUDA_AUTOCAST_ANSWERS", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+from gpucourse.checks import Check
+
+with Check("CUDA_AUTOCAST_ANSWERS") as check:
+    answers = CUDA_AUTOCAST_ANSWERS
+    check.that(isinstance(answers, dict), "CUDA_AUTOCAST_ANSWERS must be a dict.")
+    check.equal(sorted(answers), sorted(["matmul", "softmax", "cross_entropy", "sum", "add"]),
+                "Use exactly the five keys of the table")
+    check.that(all(isinstance(v, torch.dtype) for v in answers.values()),
+               "Each value is a torch.dtype such as torch.float16, not a string.")
+
+### BEGIN HIDDEN TESTS
+_CUDA_DOCUMENTED = {                  # the "Autocast Op Reference" of the PyTorch docs, CUDA, float16
+    "matmul": torch.float16,          # on the "autocast to float16" list
+    "softmax": torch.float32,         # on the "autocast to float32" list
+    "cross_entropy": torch.float32,   # on the "autocast to float32" list
+    "sum": torch.float32,             # on the "autocast to float32" list
+    "add": torch.float32,             # not listed: ordinary type promotion, float16 + float32 -> float32
+}
+for _op, _dtype in _CUDA_DOCUMENTED.items():
+    assert CUDA_AUTOCAST_ANSWERS[_op] == _dtype, f"{_op}: check the CUDA lists of the Autocast Op Reference"
+### END HIDDEN TESTS
+
+# %% [markdown] fixtures="CUDA_AUTOCAST_ANSWERS"
+# ### Mistakes and correct alternatives for `CUDA_AUTOCAST_ANSWERS` (author-only: in no generated notebook)
+#
+# **mistake `cpu-answers`**, sample, loses `test_CUDA_AUTOCAST_ANSWERS`: answers with CPU autocast's lists
+# ```diff
+# @@
+# -CUDA_AUTOCAST_ANSWERS = {
+# -    "matmul": torch.float16,         # "CUDA ops that can autocast to float16"
+# -    "softmax": torch.float32,        # "CUDA ops that can autocast to float32"
+# -    "cross_entropy": torch.float32,  # float32 list
+# -    "sum": torch.float32,            # float32 list
+# -    "add": torch.float32,            # no list: type promotion, float16 + float32 -> float32
+# -}
+# +CUDA_AUTOCAST_ANSWERS = {"matmul": torch.float16, "softmax": torch.float16, "cross_entropy": torch.float32,
+# +                         "sum": torch.float16, "add": torch.float32}
+# ```
+#
+# **mistake `all-half`**, loses `test_CUDA_AUTOCAST_ANSWERS`: thinks autocast makes everything float16
+# ```diff
+# @@
+# -CUDA_AUTOCAST_ANSWERS = {
+# -    "matmul": torch.float16,         # "CUDA ops that can autocast to float16"
+# -    "softmax": torch.float32,        # "CUDA ops that can autocast to float32"
+# -    "cross_entropy": torch.float32,  # float32 list
+# -    "sum": torch.float32,            # float32 list
+# -    "add": torch.float32,            # no list: type promotion, float16 + float32 -> float32
+# -}
+# +CUDA_AUTOCAST_ANSWERS = {k: torch.float16 for k in ["matmul", "softmax", "cross_entropy", "sum", "add"]}
+# ```
+#
+# **mistake `add-half`**, loses `test_CUDA_AUTOCAST_ANSWERS`: forgets type promotion of float16 + float32
+# ```diff
+# @@
+# -CUDA_AUTOCAST_ANSWERS = {
+# -    "matmul": torch.float16,         # "CUDA ops that can autocast to float16"
+# -    "softmax": torch.float32,        # "CUDA ops that can autocast to float32"
+# -    "cross_entropy": torch.float32,  # float32 list
+# -    "sum": torch.float32,            # float32 list
+# -    "add": torch.float32,            # no list: type promotion, float16 + float32 -> float32
+# -}
+# +CUDA_AUTOCAST_ANSWERS = {"matmul": torch.float16, "softmax": torch.float32, "cross_entropy": torch.float32,
+# +                         "sum": torch.float32, "add": torch.float16}
+# ```
+#
+# **mistake `strings`**, loses `test_CUDA_AUTOCAST_ANSWERS`: strings instead of torch.dtype values
+# ```diff
+# @@
+# -CUDA_AUTOCAST_ANSWERS = {
+# -    "matmul": torch.float16,         # "CUDA ops that can autocast to float16"
+# -    "softmax": torch.float32,        # "CUDA ops that can autocast to float32"
+# -    "cross_entropy": torch.float32,  # float32 list
+# -    "sum": torch.float32,            # float32 list
+# -    "add": torch.float32,            # no list: type promotion, float16 + float32 -> float32
+# -}
+# +CUDA_AUTOCAST_ANSWERS = {"matmul": "float16", "softmax": "float32", "cross_entropy": "float32",
+# +                         "sum": "float32", "add": "float32"}
+# ```
+#
+# **alternative `dict-call`**: dict(...) and the dtype aliases torch.half / torch.float
+# ```python
+# CUDA_AUTOCAST_ANSWERS = dict(matmul=torch.half, softmax=torch.float, cross_entropy=torch.float32,
+#                              sum=torch.float32, add=torch.float32)
+# ```
+#
+# **alternative `built-up`**: built in a loop, in another order
+# ```python
+# CUDA_AUTOCAST_ANSWERS = {}
+# for _op in ("softmax", "cross_entropy", "sum", "add"):
+#     CUDA_AUTOCAST_ANSWERS[_op] = torch.float32
+# CUDA_AUTOCAST_ANSWERS["matmul"] = torch.float16
+# print(CUDA_AUTOCAST_ANSWERS)
+# ```
+#
+# **alternative `measured`**: type promotion computed with torch.promote_types
+# ```python
+# _low = torch.float16
+# CUDA_AUTOCAST_ANSWERS = {
+#     "add": torch.promote_types(_low, torch.float32),
+#     "sum": torch.float32,
+#     "cross_entropy": torch.float32,
+#     "softmax": torch.float32,
+#     "matmul": _low,
+# }
+# ```
+
+# %% [markdown] id="s6"
+# ## 6. CPU autocast has its own lists
+#
+# > **Myth vs. current PyTorch:** "Under autocast, softmax (and sum) run in float32."
+# > That is true on **CUDA**. CPU autocast's float32 list is a different one (and longer: it adds linear algebra and
+# > FFTs such as `linalg_inv` and `fft_rfft`), and softmax, log_softmax, sum, exp, log, pow and layer_norm are not on
+# > it, so under CPU autocast they keep their input's dtype: a 16-bit input stays bfloat16 or float16. Cross-entropy is
+# > on both float32 lists. Code (and tests) that
+# > assume CUDA's behaviour fail on a CPU.
+#
+# The cell runs the five operations of exercise 3 under real autocast on this machine (and on CUDA when there is a
+# GPU). Note `softmax` and `sum` of a 16-bit `h`: CUDA autocast casts `h` up to float32 first, CPU autocast does not.
+
+# %% id="s6-demo"
+from gpucourse.amp import autocast_op_dtypes
+
+OPS = ["matmul", "softmax", "cross_entropy", "sum", "add"]
+try:
+    predicted = CUDA_AUTOCAST_ANSWERS   # your exercise 3: what the docs' CUDA lists say
+except NameError:                       # exercise 3 not answered yet
+    predicted = {}
+rows = {"CUDA, your answers (float16)": predicted,
+        "CPU, measured (bfloat16)": autocast_op_dtypes("cpu", torch.bfloat16),
+        "CPU, measured (float16)": autocast_op_dtypes("cpu", torch.float16)}
+if torch.cuda.is_available():
+    rows["CUDA, measured (float16)"] = autocast_op_dtypes("cuda", torch.float16)
+print(f"{'':<32}" + "".join(f"{op:<15}" for op in OPS))
+for name, row in rows.items():
+    cells = [short(row.get(op)) if isinstance(row.get(op), torch.dtype) else "-" for op in OPS]
+    print(f"{name:<32}" + "".join(f"{cell:<15}" for cell in cells))
+
+# %% [markdown] id="s7"
+# ## 7. Does it cost accuracy?
+#
+# The title's claim, measured: the same MLP trained on Fashion-MNIST in float32 and under autocast (your
+# `amp_forward`), with the same seed, data and AdamW plus cosine schedule. (In quick mode, on a small subset.)
+
+# %% id="s7-train"
+from torch.utils.data import DataLoader
+from tqdm.auto import tqdm
+from gpucourse.data import fashion_mnist, float_dataset
+from gpucourse.model import make_adamw_cosine
+
+train_set = float_dataset(fashion_mnist(train=True), limit=2_000 if QUICK else None)
+test_set = float_dataset(fashion_mnist(train=False), limit=1_000 if QUICK else None)
+epochs = 1 if QUICK else 3
+
+def run(use_amp):
+    torch.manual_seed(0)
+    loader = DataLoader(train_set, batch_size=256, shuffle=True, drop_last=True)
+    model = make_mlp().to(DEVICE)
+    optimizer, scheduler = make_adamw_cosine(model, total_steps=epochs * len(loader), lr=2e-3)
+    for _ in tqdm(range(epochs), desc="amp" if use_amp else "float32"):
+        for xb, yb in loader:
+            xb, yb = xb.to(DEVICE, non_blocking=True), yb.to(DEVICE, non_blocking=True)
+            if use_amp:
+                _, loss = amp_forward(model, xb, yb, F.cross_entropy, AMP_DEVICE, AMP_DTYPE)
+            else:
+                loss = F.cross_entropy(model(xb), yb)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()      # (float16 on a GPU also wants a GradScaler: notebook 05)
+            optimizer.step()
+            scheduler.step()
+    model.eval()
+    correct = 0
+    with torch.no_grad():
+        for xb, yb in DataLoader(test_set, batch_size=1000):
+            correct += (model(xb.to(DEVICE)).argmax(1) == yb.to(DEVICE)).sum().item()
+    return correct / len(test_set)
+
+if needs("amp_forward"):
+    accuracy = {"float32": run(False), f"autocast {short(AMP_DTYPE)}": run(True)}
+    for name, acc in accuracy.items():
+        print(f"{name:<18} test accuracy {acc:.1%}")
+
+# %% [markdown] id="summary"
+# ## Summary
+#
+# - `torch.autocast(device_type=..., dtype=...)` picks a dtype per operation from its device's lists: matmuls in
+#   16 bits and losses in float32 on both; on CUDA also softmax, sums, `exp` and `log` in float32, which CPU autocast
+#   leaves in their input's dtype.
+# - Parameters and gradients stay float32; autocast casts copies. Never `model.half()` for training.
+# - Activations saved for backward shrink by about half; on tensor-core GPUs, matmuls run several times faster.
+# - `torch.cuda.amp.*` is deprecated: `torch.autocast("cuda", ...)` and `torch.amp.GradScaler("cuda")`.

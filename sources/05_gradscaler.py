@@ -1,0 +1,994 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] id="title"
+# float16 has 5 exponent bits: nothing below 2⁻²⁴ ≈ 6·10⁻⁸ survives, and below 2⁻¹⁴ ≈ 6·10⁻⁵ precision falls away.
+# Gradients late in training are often that small. Under autocast the backward pass computes many gradients in
+# float16, and those that are too small become **zero**: they *underflow*. The **gradient scaler** multiplies the
+# loss by a large factor before backward, so the gradients are computed large, then divides them again (in float32)
+# before the optimizer sees them. If the factor is too large, some gradient becomes `inf`; the scaler then skips that
+# step and halves the factor.
+#
+# **You will learn to**
+# - see the underflow in a histogram of real gradient magnitudes, and measure what a 2¹⁶ scale saves;
+# - write the canonical scaled training step, with gradient clipping in the right place;
+# - watch the scaler skip a step and back off on `inf`, grow after 2000 clean steps, and refuse to run without
+#   `update()`;
+# - write the scale-update rule yourself and check it against `torch.amp.GradScaler`.
+#
+# **Time:** about 35 minutes on a Colab T4, about 35 minutes on a laptop CPU.
+
+# %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false}
+# The shared set-up: `python -m graders build` writes its install part above these lines.
+from gpucourse.bootstrap import setup
+DEVICE, QUICK = setup()
+import torch
+from gpucourse.checks import needs  # a demonstration that runs your answers waits until they are answered
+
+
+# %% [markdown] id="recap"
+# ## Recap
+#
+# - **Notebook 04**: `torch.autocast(device_type=..., dtype=...)` runs matmuls in 16 bits and keeps the parameters
+#   and their gradients in float32. Activation gradients inside the backward pass are 16-bit.
+# - **Module 6**: AdamW, a cosine schedule, and gradient clipping with `torch.nn.utils.clip_grad_norm_`.
+#
+# The scaler is `torch.amp.GradScaler(device)`. On a GPU that is `GradScaler("cuda")`; without CUDA,
+# `GradScaler("cuda")` **disables itself** with a warning (its `step` is then a plain `optimizer.step()`), so on a CPU
+# we use `GradScaler("cpu")`, which exists since PyTorch 2.3 and works exactly the same way.
+
+# %% id="config"
+import math
+import warnings
+import matplotlib.pyplot as plt
+import torch.nn.functional as F
+from gpucourse.amp import FP16_SMALLEST_NORMAL, FP16_SMALLEST_SUBNORMAL
+from gpucourse.model import make_mlp, make_adamw_cosine
+
+AMP_DEVICE = "cuda" if DEVICE.type == "cuda" else "cpu"
+print(f"scaler and autocast here: {AMP_DEVICE!r}, with float16")
+if not torch.cuda.is_available():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cuda_scaler = torch.amp.GradScaler("cuda")
+    print(f"GradScaler('cuda') on this machine: enabled={cuda_scaler.is_enabled()}  ({caught[0].message})")
+    print(f"GradScaler('cpu') on this machine:  enabled={torch.amp.GradScaler('cpu').is_enabled()}")
+
+# %% [markdown] id="s1"
+# ## 1. float16's floor
+#
+# `torch.finfo(torch.float16)` gives the limits: the largest value 65504, the smallest **normal** value 2⁻¹⁴, and
+# below it the **subnormals**, down to 2⁻²⁴, which keep fewer and fewer significant bits. Below 2⁻²⁴ a value rounds
+# to the nearer of 0 and 2⁻²⁴: anything above 2⁻²⁵ rounds up to 2⁻²⁴ (3·10⁻⁸ below does), 2⁻²⁵ itself is a tie that
+# round-half-to-even sends to 0, and anything smaller becomes 0.
+
+# %% id="s1-demo"
+info = torch.finfo(torch.float16)
+print(f"float16: max {info.max}, smallest normal {info.smallest_normal:.3e} (2**-14), "
+      f"smallest subnormal {FP16_SMALLEST_SUBNORMAL:.3e} (2**-24)")
+values = torch.tensor([1e-3, 1e-5, 1e-7, 3e-8, 1e-8])
+for v, h in zip(values.tolist(), values.half().tolist()):
+    print(f"  {v:.0e} -> float16 {h:.4e}" + ("   (underflow: zero)" if h == 0 else ""))
+
+# %% [markdown] id="s2"
+# ## 2. Real gradients, late in training
+#
+# We train the MLP in float32 for a while, then look at the gradients of one batch: the parameters' gradients, and
+# the gradient of the hidden activations (the tensor that autocast's backward pass computes in float16). The question
+# is which of them float16 could hold. (In quick mode, a short run on a subset.)
+
+# %% id="s2-train"
+from torch.utils.data import DataLoader
+from tqdm.auto import tqdm
+from gpucourse.data import fashion_mnist, float_dataset
+
+train_set = float_dataset(fashion_mnist(train=True), limit=2_000 if QUICK else None)
+loader = DataLoader(train_set, batch_size=256, shuffle=True, drop_last=True)
+epochs = 4 if QUICK else 5
+torch.manual_seed(0)
+model = make_mlp().to(DEVICE)
+optimizer, scheduler = make_adamw_cosine(model, total_steps=epochs * len(loader), lr=2e-3)
+for _ in tqdm(range(epochs), desc="float32 training"):
+    for xb, yb in loader:
+        xb, yb = xb.to(DEVICE), yb.to(DEVICE)
+        optimizer.zero_grad(set_to_none=True)
+        F.cross_entropy(model(xb), yb).backward()
+        optimizer.step()
+        scheduler.step()
+
+# one more batch: keep the gradients of the parameters and of the hidden activations
+optimizer.zero_grad(set_to_none=True)
+hidden = model[1](model[0](xb))
+hidden.retain_grad()
+F.cross_entropy(model[3](model[2](hidden)), yb).backward()
+grads = {"parameters": torch.cat([p.grad.flatten() for p in model.parameters()]).cpu(),
+         "hidden activations": hidden.grad.flatten().cpu()}
+
+# %% id="s2-hist"
+fig, ax = plt.subplots(figsize=(9, 3.6))
+for (name, g), colour in zip(grads.items(), ("tab:blue", "tab:orange")):
+    nonzero = g[g != 0].abs()
+    ax.hist(nonzero.log10().numpy(), bins=120, alpha=0.6, color=colour, label=f"{name} ({nonzero.numel():,} non-zero)")
+ax.axvline(math.log10(FP16_SMALLEST_NORMAL), color="k", ls="--", label="float16 smallest normal 2**-14")
+ax.axvline(math.log10(FP16_SMALLEST_SUBNORMAL), color="tab:red", ls="-", label="float16 smallest subnormal 2**-24")
+ax.axvspan(ax.get_xlim()[0], math.log10(FP16_SMALLEST_SUBNORMAL / 2), color="tab:red", alpha=0.08)
+ax.set(xlabel="log10 |gradient|", ylabel="count", title="gradients late in training, against float16's floor")
+ax.legend(fontsize=8)
+fig.tight_layout()
+plt.show()
+
+
+# %% [markdown] id="s2-read"
+# Everything in the shaded band (at or below 2⁻²⁵, half the smallest subnormal) becomes zero in float16; between the
+# band and the red line values round up to 2⁻²⁴; everything between the two lines is subnormal, kept with reduced
+# precision. The activation gradients sit lower than the parameter gradients: the loss is a *mean* over
+# the batch, so each example's gradient carries a factor 1/256.
+
+# %% [markdown] id="ex1"
+# ## Exercise 1: `underflow_fraction` (3 points)
+#
+# Write `underflow_fraction(t, dtype=torch.float16)`: the share of the **non-zero** entries of `t` that become
+# exactly zero when converted to `dtype`, as a Python `float` in [0, 1]. Entries that are already zero do not count
+# (they are not lost), and a tensor without non-zero entries gives `0.0`. Negative values underflow too (to `-0.0`,
+# which equals zero).
+
+# %% nbgrader={"grade": false, "grade_id": "underflow_fraction", "locked": false, "schema_version": 3, "solution": true}
+def underflow_fraction(t, dtype=torch.float16) -> float:
+    """Fraction of the non-zero entries of t that become zero when converted to dtype (0.0 if none)."""
+    ### BEGIN SOLUTION
+    nonzero = t[t != 0]
+    if nonzero.numel() == 0:
+        return 0.0
+    return (nonzero.to(dtype) == 0).sum().item() / nonzero.numel()
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_underflow_fraction", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+from gpucourse.checks import Check
+
+with Check("underflow_fraction") as check:
+    t = torch.tensor([1.0, 1e-9, 0.0, 0.0, -1e-9, 1e-4])
+    got = check.call(underflow_fraction, t)
+    check.that(isinstance(got, float), "Return a Python float (use .item()).")
+    check.close(got, 0.5, "Two of the four non-zero entries underflow in float16; zeros do not count.")
+    check.close(underflow_fraction(torch.tensor([1e-9, 1.0])), 0.5, "Count a tiny value as lost.")
+    check.close(underflow_fraction(torch.zeros(3)), 0.0, "No non-zero entries: return 0.0.")
+
+### BEGIN HIDDEN TESTS
+import math as _math
+for _trial in range(4):
+    _n = int(torch.randint(50, 400, ()))
+    _t = torch.randn(_n) * torch.pow(10.0, torch.empty(_n).uniform_(-12, 2))
+    _t[torch.rand(_n) < 0.3] = 0.0
+    for _dtype in (torch.float16, torch.bfloat16):
+        _nz = [v for v in _t.tolist() if v != 0]
+        _lost = sum(1 for v in _nz if torch.tensor(v).to(_dtype).item() == 0)
+        _expected = _lost / len(_nz)
+        _got = underflow_fraction(_t, _dtype)
+        assert isinstance(_got, float), "a Python float"
+        # 1e-6: a fraction computed in float32 is as right as one in float64; a wrong count is off by >= 1/400
+        assert _math.isclose(_got, _expected, abs_tol=1e-6), f"{_dtype}: got {_got}, expected {_expected}"
+    assert _math.isclose(underflow_fraction(_t), underflow_fraction(_t, torch.float16), abs_tol=1e-6), \
+        "the default dtype is float16"
+# the boundary: half the smallest subnormal rounds to zero (ties to even), just above it survives
+_edge = torch.tensor([2.0**-25, 2.0**-25 * 1.01, 2.0**-24, -2.0**-26, 1e-45, 3.0])
+assert _math.isclose(underflow_fraction(_edge), 3 / 6), "rounding at the bottom of float16"
+assert _math.isclose(underflow_fraction(torch.tensor([1e-30, 1e-39]), torch.bfloat16), 0.0)
+assert underflow_fraction(torch.zeros(5), torch.bfloat16) == 0.0
+assert _math.isclose(underflow_fraction(torch.full((2, 3), 1e-9)), 1.0), "any shape"
+_d = torch.tensor([1e-9, 1.0, 0.0], dtype=torch.float64)
+assert _math.isclose(underflow_fraction(_d), 0.5), "float64 input"
+### END HIDDEN TESTS
+
+# %% [markdown] fixtures="underflow_fraction"
+# ### Mistakes and correct alternatives for `underflow_fraction` (author-only: in no generated notebook)
+#
+# **mistake `counts-zeros`**, sample, loses `test_underflow_fraction`: counts entries that were zero already
+# ```diff
+# @@
+# -    nonzero = t[t != 0]
+# -    if nonzero.numel() == 0:
+# -        return 0.0
+# -    return (nonzero.to(dtype) == 0).sum().item() / nonzero.numel()
+# +    return (t.to(dtype) == 0).float().mean().item()
+# ```
+#
+# **mistake `denominator-all`**, loses `test_underflow_fraction`: divides by every entry, not the non-zero ones
+# ```diff
+# @@
+# -    nonzero = t[t != 0]
+# -    if nonzero.numel() == 0:
+# -        return 0.0
+# -    return (nonzero.to(dtype) == 0).sum().item() / nonzero.numel()
+# +    lost = ((t != 0) & (t.to(dtype) == 0)).sum().item()
+# +    return lost / t.numel()
+# ```
+#
+# **mistake `below-normal`**, loses `test_underflow_fraction`: counts subnormals as lost: they are kept
+# ```diff
+# @@
+# -    nonzero = t[t != 0]
+# -    if nonzero.numel() == 0:
+# +    nz = t[t != 0]
+# +    if nz.numel() == 0:
+# @@
+# -    return (nonzero.to(dtype) == 0).sum().item() / nonzero.numel()
+# +    return (nz.abs() < torch.finfo(dtype).tiny).float().mean().item()
+# ```
+#
+# **mistake `fp16-only`**, loses `test_underflow_fraction`: ignores dtype
+# ```diff
+# @@
+# -    nonzero = t[t != 0]
+# -    if nonzero.numel() == 0:
+# +    nz = t[t != 0]
+# +    if nz.numel() == 0:
+# @@
+# -    return (nonzero.to(dtype) == 0).sum().item() / nonzero.numel()
+# +    return (nz.half() == 0).float().mean().item()
+# ```
+#
+# **mistake `positive-only`**, loses `test_underflow_fraction`: forgets that negative values underflow too
+# ```diff
+# @@
+# -    nonzero = t[t != 0]
+# -    if nonzero.numel() == 0:
+# +    nz = t[t != 0]
+# +    if nz.numel() == 0:
+# @@
+# -    return (nonzero.to(dtype) == 0).sum().item() / nonzero.numel()
+# +    return ((nz.to(dtype) == 0) & (nz > 0)).float().mean().item()
+# ```
+#
+# **mistake `nan-on-empty`**, loses `test_underflow_fraction`: returns nan for a tensor of zeros
+# ```diff
+# @@
+# -    nonzero = t[t != 0]
+# -    if nonzero.numel() == 0:
+# -        return 0.0
+# -    return (nonzero.to(dtype) == 0).sum().item() / nonzero.numel()
+# +    nz = t[t != 0]
+# +    return (nz.to(dtype) == 0).float().mean().item()
+# ```
+#
+# **alternative `float32-mean`**: the fraction computed in float32 (mean of a float mask)
+# ```python
+# def underflow_fraction(t, dtype=torch.float16) -> float:
+#     mask = t != 0
+#     if not mask.any():
+#         return 0.0
+#     lost = (t.to(dtype) == 0) & mask
+#     return lost[mask].float().mean().item()
+# ```
+#
+# **alternative `count-ints`**: counts with count_nonzero; zeros stay zeros
+# ```python
+# def underflow_fraction(t, dtype=torch.float16) -> float:
+#     _nonzero = int(torch.count_nonzero(t))
+#     _survive = int(torch.count_nonzero(t.to(dtype)))
+#     return (_nonzero - _survive) / _nonzero if _nonzero else 0.0
+# ```
+#
+# **alternative `python-loop`**: a Python list of the non-zero values
+# ```python
+# def underflow_fraction(t, dtype=torch.float16) -> float:
+#     values = [v for v in t.flatten().tolist() if v != 0.0]
+#     if not values:
+#         return 0.0
+#     low = torch.tensor(values, dtype=t.dtype).to(dtype)
+#     return float((low == 0).sum()) / len(values)
+# ```
+
+# %% [markdown] id="s3"
+# ### What a 2¹⁶ scale saves
+#
+# The scaler's default initial scale is 2¹⁶ = 65536. Multiplying a gradient by it shifts its exponent up by 16,
+# far above the red line, and the largest gradients stay well below float16's maximum 65504:
+
+# %% id="s3-fraction"
+def subnormal_fraction(t):
+    """Share of the non-zero entries below float16's smallest normal: kept, but with fewer bits."""
+    nonzero = t[t != 0].abs()
+    return (nonzero < FP16_SMALLEST_NORMAL).float().mean().item()
+
+if needs("underflow_fraction"):
+    scale = 2.0**16
+    rows = {}
+    for name, g in grads.items():
+        rows[name] = (underflow_fraction(g), underflow_fraction(g * scale))
+        print(f"{name}:")
+        print(f"   lost (zero) in float16:        {rows[name][0]:8.3%} unscaled, {rows[name][1]:8.3%} scaled by 2**16")
+        print(f"   subnormal (reduced precision): {subnormal_fraction(g):8.3%} unscaled, "
+              f"{subnormal_fraction(g * scale):8.3%} scaled by 2**16")
+        print(f"   largest |g| x 2**16 = {(g.abs().max() * scale).item():.3g} (float16 max 65504)")
+
+    fig, ax = plt.subplots(figsize=(7, 2.8))
+    labels = list(rows)
+    ax.barh([name + ", unscaled" for name in labels], [rows[name][0] * 100 for name in labels], color="tab:red")
+    ax.barh([name + ", x 2**16" for name in labels], [rows[name][1] * 100 for name in labels], color="tab:green")
+    ax.set(xlabel="% of non-zero gradient entries that become 0 in float16", title="underflow with and without scaling")
+    fig.tight_layout()
+    plt.show()
+
+
+# %% [markdown] id="s3-read"
+# How much underflows depends on the model, the data and how far training has gone: gradients shrink as the loss
+# falls. What the numbers show is the pattern: the activation gradients sit lowest, a large share of them is
+# subnormal, and the 2¹⁶ scale lifts them by 16 binary orders of magnitude while the largest stays far from 65504.
+# After a long run on easy data (the full run here), even 2¹⁶ may leave some activation gradients below the floor,
+# with room to spare at the top: that is why the scaler keeps *growing* the scale while no `inf` appears (section 4).
+
+# %% [markdown] id="s4"
+# ## 3. The canonical step
+#
+# ```python
+# optimizer.zero_grad()
+# with torch.autocast(device_type=device_type, dtype=torch.float16):
+#     loss = criterion(model(x), y)
+# scaler.scale(loss).backward()      # gradients of loss * scale
+# scaler.unscale_(optimizer)         # only if you clip: divide the gradients by the scale, in place
+# clip_grad_norm_(model.parameters(), max_norm)
+# scaler.step(optimizer)             # unscales (if not done), checks for inf/NaN, skips the step if any
+# scaler.update()                    # adjusts the scale for the next iteration
+# ```
+#
+# `backward()` runs **outside** the autocast block (its ops use the dtypes autocast chose in forward). `unscale_` is
+# needed only when something between backward and step looks at the gradients, like clipping: the norm must be taken
+# of the real gradients, not of gradients 65536 times too large.
+
+# %% [markdown] id="ex2"
+# ## Exercise 2: `scaled_train_step` (4 points)
+#
+# Write `scaled_train_step(model, x, y, optimizer, scaler, criterion, device_type, dtype=torch.float16, max_norm=None)`:
+# one canonical mixed-precision step as above, returning the (unscaled) loss as a Python `float`.
+#
+# - zero the gradients first; forward and loss under `torch.autocast(device_type=device_type, dtype=dtype)`;
+# - backward through `scaler.scale(loss)`;
+# - if `max_norm` is not None: `scaler.unscale_(optimizer)`, then
+#   `torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)`;
+# - `scaler.step(optimizer)`, then `scaler.update()`.
+
+# %% nbgrader={"grade": false, "grade_id": "scaled_train_step", "locked": false, "schema_version": 3, "solution": true}
+def scaled_train_step(model, x, y, optimizer, scaler, criterion, device_type,
+                      dtype=torch.float16, max_norm=None) -> float:
+    """One mixed-precision training step with a gradient scaler; returns the unscaled loss as a float.
+
+    With max_norm, the gradients are unscaled (scaler.unscale_) and then clipped to that total norm
+    before scaler.step. scaler.update() ends the step."""
+    ### BEGIN SOLUTION
+    optimizer.zero_grad(set_to_none=True)
+    with torch.autocast(device_type=device_type, dtype=dtype):
+        loss = criterion(model(x), y)
+    scaler.scale(loss).backward()
+    if max_norm is not None:
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    scaler.step(optimizer)
+    scaler.update()
+    return loss.item()
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_scaled_train_step", "locked": true, "points": 4, "schema_version": 3, "solution": false}
+import copy
+import warnings
+from gpucourse.amp import OpDtypes
+from gpucourse.checks import Check
+
+with Check("scaled_train_step") as check, warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    def mlp():
+        return torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
+    x, y = torch.randn(10, 6), torch.randint(0, 3, (10,))
+    # a clean step
+    model = mlp()
+    with torch.no_grad():
+        plain_loss = torch.nn.functional.cross_entropy(model(x), y).item()   # float32, before the step
+    before = copy.deepcopy(model.state_dict())
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0**10, growth_interval=1)
+    loss = check.call(scaled_train_step, model, x, y, torch.optim.SGD(model.parameters(), lr=0.1), scaler,
+                      torch.nn.CrossEntropyLoss(), "cpu", dtype=torch.float16)
+    check.that(isinstance(loss, float), "Return the loss as a Python float (loss.item()).")
+    check.close(loss, plain_loss, "Return the batch's loss before the step, not the scaled loss.", rel=2e-2)
+    check.that(all(p.dtype == torch.float32 for p in model.parameters()), "Keep the parameters float32.")
+    check.that(any(not torch.equal(before[k], v) for k, v in model.state_dict().items()),
+               "A clean step must update the parameters: scaler.step(optimizer).")
+    check.equal(scaler.get_scale(), 2.0**11, "After a clean step with growth_interval=1 the scale doubles: "
+                "end the step with scaler.update().")
+    # the dtype asked for is the one autocast uses
+    model = mlp()
+    with OpDtypes() as ops:
+        scaled_train_step(model, x, y, torch.optim.SGD(model.parameters(), lr=0.1),
+                          torch.amp.GradScaler("cpu", init_scale=2.0**10), torch.nn.CrossEntropyLoss(), "cpu",
+                          dtype=torch.float16)
+    check.that(any(op in ("addmm", "mm") and out == torch.float16 for op, _, out in ops.rows),
+               "With dtype=torch.float16 the matrix multiplies must run in float16: pass dtype to torch.autocast.")
+    # a step whose scaled gradients overflow float16
+    model = mlp()
+    before = copy.deepcopy(model.state_dict())
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0**40)
+    scaled_train_step(model, x, y, torch.optim.SGD(model.parameters(), lr=0.1), scaler, torch.nn.CrossEntropyLoss(),
+                      "cpu", dtype=torch.float16)
+    check.that(all(torch.equal(before[k], v) for k, v in model.state_dict().items()),
+               "With a scale of 2**40 the float16 gradients overflow and the step must be skipped: "
+               "call scaler.step(optimizer), not optimizer.step().")
+    check.equal(scaler.get_scale(), 2.0**39, "After an overflow, scaler.update() halves the scale.")
+    # clipping: with lr=1 and plain SGD the parameters move by exactly the clipped gradient norm
+    model = mlp()
+    start = [p.detach().clone() for p in model.parameters()]
+    scaled_train_step(model, x, y, torch.optim.SGD(model.parameters(), lr=1.0),
+                      torch.amp.GradScaler("cpu", init_scale=2.0**10), torch.nn.CrossEntropyLoss(), "cpu",
+                      dtype=torch.float16, max_norm=1e-3)
+    moved = torch.sqrt(sum(((p.detach() - q) ** 2).sum() for p, q in zip(model.parameters(), start))).item()
+    check.close(moved, 1e-3, "With max_norm=1e-3 and lr=1 the parameters must move by 1e-3: clip the true "
+                "gradients, after scaler.unscale_(optimizer), to max_norm.", rel=5e-2)
+
+### BEGIN HIDDEN TESTS
+def _reference_step(model, x, y, optimizer, scaler, criterion, device_type, dtype, max_norm):
+    optimizer.zero_grad(set_to_none=True)
+    with torch.autocast(device_type=device_type, dtype=dtype):
+        loss = criterion(model(x), y)
+    scaler.scale(loss).backward()
+    if max_norm is not None:
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    scaler.step(optimizer)
+    scaler.update()
+    return loss.item()
+
+def _compare(device_type, dtype, max_norm, init_scale, steps, d=6, h=8, k=3, n=10):
+    """Run the student's step and the reference side by side on copies; return both histories."""
+    model = torch.nn.Sequential(torch.nn.Linear(d, h), torch.nn.ReLU(), torch.nn.Linear(h, k)).to(device_type)
+    for p in model.parameters():
+        p.grad = torch.ones_like(p) * 3.0           # stale gradients that must be zeroed
+    twin = copy.deepcopy(model)
+    opts = [torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9) for m in (model, twin)]
+    scalers = [torch.amp.GradScaler(device_type, init_scale=init_scale, growth_interval=2) for _ in range(2)]
+    losses = [[], []]
+    for _ in range(steps):
+        x = torch.randn(n, d, device=device_type)
+        y = torch.randint(0, k, (n,), device=device_type)
+        losses[0].append(scaled_train_step(model, x, y, opts[0], scalers[0], torch.nn.CrossEntropyLoss(),
+                                           device_type, dtype=dtype, max_norm=max_norm))
+        losses[1].append(_reference_step(twin, x, y, opts[1], scalers[1], torch.nn.CrossEntropyLoss(),
+                                         device_type, dtype, max_norm))
+    return model, twin, scalers, losses
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    _cases = [("cpu", torch.float16, None, 2.0**8), ("cpu", torch.float16, 0.05, 2.0**12),
+              ("cpu", torch.float16, 1e6, 2.0**12), ("cpu", torch.bfloat16, 0.05, 2.0**16),
+              ("cpu", torch.float16, None, 2.0**40),        # overflows: steps skipped, scale backs off
+              ("cpu", torch.float16, 0.05, 2.0**40)]
+    if torch.cuda.is_available():
+        _cases += [("cuda", torch.float16, None, 2.0**12), ("cuda", torch.float16, 0.05, 2.0**40)]
+    for _case in _cases:
+        _dims = [int(v) for v in torch.randint(3, 12, (3,))]
+        _model, _twin, _scalers, _losses = _compare(*_case, steps=3, d=_dims[0], h=_dims[1], k=_dims[2])
+        assert all(isinstance(v, float) for v in _losses[0]), "return a float"
+        assert all(abs(a - b) <= 1e-4 * max(1.0, abs(b)) for a, b in zip(*_losses)), f"{_case}: losses {_losses}"
+        for _p, _q in zip(_model.parameters(), _twin.parameters()):
+            assert _p.dtype == torch.float32, "parameters stay float32"
+            assert torch.allclose(_p, _q, rtol=1e-5, atol=1e-6), f"{_case}: parameters differ from the canonical step"
+        assert _scalers[0].get_scale() == _scalers[1].get_scale(), f"{_case}: scale {_scalers[0].get_scale()}"
+        assert int(_scalers[0]._growth_tracker) == int(_scalers[1]._growth_tracker), f"{_case}: growth tracker"
+        assert not torch.is_autocast_enabled(_case[0])
+### END HIDDEN TESTS
+
+# %% [markdown] fixtures="scaled_train_step"
+# ### Mistakes and correct alternatives for `scaled_train_step` (author-only: in no generated notebook)
+#
+# **mistake `optimizer-step`**, sample, loses `test_scaled_train_step`: optimizer.step() instead of scaler.step(optimizer)
+# ```diff
+# @@
+# -    optimizer.zero_grad(set_to_none=True)
+# +    optimizer.zero_grad()
+# @@
+# -    scaler.step(optimizer)
+# +    optimizer.step()
+# ```
+#
+# **mistake `optimizer-step-no-update`**, loses `test_scaled_train_step`: steps with the scaled gradients, never updates the scale
+# ```diff
+# @@
+# -    optimizer.zero_grad(set_to_none=True)
+# +    optimizer.zero_grad()
+# @@
+# -    if max_norm is not None:
+# -        scaler.unscale_(optimizer)
+# -        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+# -    scaler.step(optimizer)
+# -    scaler.update()
+# +    optimizer.step()
+# ```
+#
+# **mistake `no-update`**, loses `test_scaled_train_step`: forgets scaler.update()
+# ```diff
+# @@
+# -    optimizer.zero_grad(set_to_none=True)
+# +    optimizer.zero_grad()
+# @@
+# -    scaler.update()
+# ```
+#
+# **mistake `clip-scaled`**, loses `test_scaled_train_step`: clips the scaled gradients
+# ```diff
+# @@
+# -    optimizer.zero_grad(set_to_none=True)
+# +    optimizer.zero_grad()
+# @@
+# -        scaler.unscale_(optimizer)
+# ```
+#
+# **mistake `clip-then-unscale`**, loses `test_scaled_train_step`: unscale_ after clipping
+# ```diff
+# @@
+# -    optimizer.zero_grad(set_to_none=True)
+# +    optimizer.zero_grad()
+#      with torch.autocast(device_type=device_type, dtype=dtype):
+# @@
+#      if max_norm is not None:
+# +        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+#          scaler.unscale_(optimizer)
+# -        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+# ```
+#
+# **mistake `unscaled-backward`**, loses `test_scaled_train_step`: backward on the unscaled loss: step divides by the scale anyway
+# ```diff
+# @@
+# -    optimizer.zero_grad(set_to_none=True)
+# +    optimizer.zero_grad()
+# @@
+# -    scaler.scale(loss).backward()
+# +    loss.backward()
+# ```
+#
+# **mistake `scaled-loss-returned`**, loses `test_scaled_train_step`: returns the scaled loss
+# ```diff
+# @@
+# -    optimizer.zero_grad(set_to_none=True)
+# +    optimizer.zero_grad()
+# @@
+# -    scaler.scale(loss).backward()
+# +    scaled = scaler.scale(loss)
+# +    scaled.backward()
+# @@
+# -    return loss.item()
+# +    return scaled.item()
+# ```
+#
+# **mistake `no-zero-grad`**, loses `test_scaled_train_step`: gradients accumulate across steps
+# ```diff
+# @@
+# -    optimizer.zero_grad(set_to_none=True)
+# ```
+#
+# **mistake `ignores-dtype`**, loses `test_scaled_train_step`: autocasts to a fixed dtype instead of dtype
+# ```diff
+# @@
+# -    optimizer.zero_grad(set_to_none=True)
+# -    with torch.autocast(device_type=device_type, dtype=dtype):
+# +    optimizer.zero_grad()
+# +    with torch.autocast(device_type=device_type, dtype=torch.bfloat16):
+# ```
+#
+# **alternative `clip-if`**: zero_grad() keeps zeros, float(loss.detach())
+# ```python
+# def scaled_train_step(model, x, y, optimizer, scaler, criterion, device_type,
+#                       dtype=torch.float16, max_norm=None) -> float:
+#     optimizer.zero_grad()
+#     with torch.autocast(device_type, dtype=dtype):
+#         output = model(x)
+#         loss = criterion(output, y)
+#     scaled = scaler.scale(loss)
+#     scaled.backward()
+#     if max_norm:
+#         scaler.unscale_(optimizer)
+#         torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=max_norm)
+#     scaler.step(optimizer)
+#     scaler.update()
+#     return float(loss.detach())
+# ```
+#
+# **alternative `param-list`**: clears the gradients by hand, a parameter list named _params
+# ```python
+# def scaled_train_step(model, x, y, optimizer, scaler, criterion, device_type,
+#                       dtype=torch.float16, max_norm=None) -> float:
+#     _params = [p for p in model.parameters() if p.requires_grad]
+#     for _p in _params:
+#         _p.grad = None
+#     with torch.autocast(device_type=device_type, dtype=dtype):
+#         _loss = criterion(model(x), y)
+#     scaler.scale(_loss).backward()
+#     if max_norm is not None:
+#         scaler.unscale_(optimizer)
+#         torch.nn.utils.clip_grad_norm_(_params, max_norm)
+#     scaler.step(optimizer)
+#     scaler.update()
+#     return _loss.item()
+# ```
+#
+# **alternative `loss-after`**: the loss in float32 outside the block (what autocast does for cross-entropy), a print
+# ```python
+# def scaled_train_step(model, x, y, optimizer, scaler, criterion, device_type,
+#                       dtype=torch.float16, max_norm=None) -> float:
+#     optimizer.zero_grad(set_to_none=True)
+#     with torch.autocast(device_type=device_type, dtype=dtype):
+#         logits = model(x)
+#     loss = criterion(logits.float(), y)
+#     scaler.scale(loss).backward()
+#     if max_norm is not None:
+#         scaler.unscale_(optimizer)
+#         torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+#     scaler.step(optimizer)
+#     scaler.update()
+#     value = loss.item()
+#     print(f"loss {value:.4f}, scale {scaler.get_scale():g}")
+#     return value
+# ```
+
+# %% [markdown] id="s5"
+# ## 4. The scaler's rules, by running them
+#
+# ### A step with `inf` is skipped, and the scale backs off
+#
+# If any gradient is `inf` or `NaN` after unscaling, `scaler.step` does **not** call `optimizer.step()` (the
+# parameters stay as they were) and `update()` multiplies the scale by `backoff_factor` (0.5). Here we inject the
+# overflow by hand, as a too-large scale would cause it:
+
+# %% id="s5-inf"
+model = make_mlp(hidden=32).to(DEVICE)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler(AMP_DEVICE)
+xb, yb = torch.randn(16, 1, 28, 28, device=DEVICE), torch.randint(0, 10, (16,), device=DEVICE)
+
+before = [p.detach().clone() for p in model.parameters()]
+with torch.autocast(device_type=AMP_DEVICE, dtype=torch.float16):
+    loss = F.cross_entropy(model(xb), yb)
+scaler.scale(loss).backward()
+model[1].weight.grad[0, 0] = float("inf")          # the injected overflow
+print("scale before:", scaler.get_scale())
+scaler.step(optimizer)
+scaler.update()
+unchanged = all(torch.equal(a, p) for a, p in zip(before, model.parameters()))
+print("parameters unchanged (step skipped):", unchanged)
+print("scale after:", scaler.get_scale(), "| growth tracker:", int(scaler._growth_tracker))
+
+# %% [markdown] id="s5-growth"
+# ### After `growth_interval` clean steps, the scale grows
+#
+# Every step without `inf` adds one to a *growth tracker*; when it reaches `growth_interval` (default 2000) the scale
+# is multiplied by `growth_factor` (2.0) and the tracker starts again. With `growth_interval=3` we can watch it:
+
+# %% id="s5-growth-demo"
+scaler = torch.amp.GradScaler(AMP_DEVICE, init_scale=8.0, growth_interval=3)
+for step in range(7):
+    optimizer.zero_grad()
+    with torch.autocast(device_type=AMP_DEVICE, dtype=torch.float16):
+        loss = F.cross_entropy(model(xb), yb)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+    print(f"after step {step + 1}: scale {scaler.get_scale():5.0f}, growth tracker {int(scaler._growth_tracker)}")
+
+# %% [markdown] id="s5-myth"
+# > **Myth vs. current PyTorch:** "If you forget `scaler.update()`, the scale freezes and training slowly degrades."
+# > It does not get that far. Each optimizer's state (ready → unscaled → stepped) is reset only by `update()`, so
+# > the **next** `scaler.step()` raises `RuntimeError: step() has already been called since the last update().`
+# > (On a machine without CUDA, `GradScaler("cuda")` is disabled and nothing at all happens: one more reason to test
+# > with `GradScaler("cpu")`.)
+
+# %% id="s5-no-update"
+scaler = torch.amp.GradScaler(AMP_DEVICE)
+try:
+    for step in range(2):
+        optimizer.zero_grad()
+        with torch.autocast(device_type=AMP_DEVICE, dtype=torch.float16):
+            loss = F.cross_entropy(model(xb), yb)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)          # ... and no scaler.update()
+        print(f"step {step + 1} ran")
+except RuntimeError as error:
+    print(f"step {step + 1}: RuntimeError: {error}")
+
+# %% [markdown] id="s5-clip"
+# ### Clip after `unscale_`, never before
+#
+# Right after `scaler.scale(loss).backward()` the gradients are multiplied by the scale. Their norm is the scale times
+# the real norm, so clipping them to `max_norm` would really clip to `max_norm / scale`: the step all but vanishes.
+# `scaler.unscale_(optimizer)` divides them back first (and `scaler.step` then knows not to divide again). Both
+# orders, on the same gradients:
+
+# %% id="s5-clip-demo"
+scaler = torch.amp.GradScaler(AMP_DEVICE)
+optimizer.zero_grad()
+with torch.autocast(device_type=AMP_DEVICE, dtype=torch.float16):
+    loss = F.cross_entropy(model(xb), yb)
+scaler.scale(loss).backward()
+def norm():
+    """The total norm of the model's gradients, as clip_grad_norm_ measures it."""
+    return torch.linalg.vector_norm(torch.stack([p.grad.norm() for p in model.parameters()])).item()
+print(f"gradient norm after backward (scaled):   {norm():12.4f}")
+scaled_grads = [p.grad.clone() for p in model.parameters()]
+used_scale = scaler.get_scale()
+scaler.unscale_(optimizer)
+print(f"gradient norm after unscale_ (the real): {norm():12.6f}   ratio = the scale {used_scale:.0f}")
+torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=0.5)
+print(f"right: unscale_, then clip to 0.5:       {norm():12.6f}")
+scaler.step(optimizer)
+scaler.update()
+
+# wrong order: clip the scaled gradients to 0.5, then divide by the scale
+for p, g in zip(model.parameters(), scaled_grads):
+    p.grad = g
+torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=0.5)
+for p in model.parameters():
+    p.grad /= used_scale
+print(f"wrong: clip, then unscale:               {norm():12.8f}   (the step almost vanishes)")
+
+# %% [markdown] id="s6"
+# ## 5. The scale over a training run
+#
+# A real mixed-precision loop on the MLP, with overflows injected at a few steps (set `inf` into one gradient, as an
+# exploding batch would), `growth_interval=10` so that growth shows within a short run. Skipped steps are marked.
+
+# %% id="s6-trajectory"
+torch.manual_seed(1)
+model = make_mlp(hidden=64).to(DEVICE)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+scaler = torch.amp.GradScaler(AMP_DEVICE, init_scale=2.0**16, growth_interval=10)
+n_steps = 36 if QUICK else 150
+inject = {3, 4, 5, 27, 28} | ({44, 80, 81, 120} if not QUICK else set())
+scales, skipped = [], []
+batches = iter(DataLoader(train_set, batch_size=64, shuffle=True))
+for step in range(n_steps):
+    try:
+        xb, yb = next(batches)
+    except StopIteration:
+        batches = iter(DataLoader(train_set, batch_size=64, shuffle=True))
+        xb, yb = next(batches)
+    xb, yb = xb.to(DEVICE), yb.to(DEVICE)
+    optimizer.zero_grad(set_to_none=True)
+    with torch.autocast(device_type=AMP_DEVICE, dtype=torch.float16):
+        loss = F.cross_entropy(model(xb), yb)
+    scaler.scale(loss).backward()
+    if step in inject:
+        model[1].weight.grad[0, 0] = float("inf")
+    scale_before = scaler.get_scale()
+    scaler.step(optimizer)
+    scaler.update()
+    scales.append(scaler.get_scale())
+    skipped.append(scaler.get_scale() < scale_before)   # a backoff means this step was skipped
+
+fig, ax = plt.subplots(figsize=(9, 3.2))
+ax.step(range(1, n_steps + 1), [math.log2(s) for s in scales], where="post", label="scale after update()")
+ax.scatter([i + 1 for i, s in enumerate(skipped) if s], [math.log2(scales[i]) for i, s in enumerate(skipped) if s],
+           color="tab:red", marker="x", zorder=3, label="skipped step (inf found)")
+ax.set(xlabel="step", ylabel="log2(scale)", title="GradScaler's scale: halve on inf, double after 10 clean steps")
+ax.legend()
+fig.tight_layout()
+plt.show()
+print(f"{sum(skipped)} of {n_steps} steps skipped; final scale {scales[-1]:.0f}")
+
+
+# %% [markdown] id="ex3"
+# ## Exercise 3: `next_scale` (3 points)
+#
+# Write the rule that `update()` applies, as a pure function:
+# `next_scale(scale, growth_tracker, found_inf, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000)`
+# returns the new `(scale, growth_tracker)`:
+#
+# - if `found_inf`: the scale is multiplied by `backoff_factor` and the tracker goes back to 0;
+# - otherwise the tracker counts one more clean step, and when it reaches `growth_interval`, the scale is multiplied by
+#   `growth_factor` and the tracker goes back to 0.
+#
+# Return the scale as a `float` and the tracker as an `int`. The tests replay random sequences of overflows through
+# the real `torch.amp.GradScaler` and compare.
+
+# %% nbgrader={"grade": false, "grade_id": "next_scale", "locked": false, "schema_version": 3, "solution": true}
+def next_scale(scale, growth_tracker, found_inf, growth_factor=2.0, backoff_factor=0.5,
+               growth_interval=2000):
+    """The scale and growth tracker after one GradScaler.update(), given whether an inf/NaN was found."""
+    ### BEGIN SOLUTION
+    if found_inf:
+        return float(scale * backoff_factor), 0
+    growth_tracker += 1
+    if growth_tracker == growth_interval:
+        grown = scale * growth_factor
+        return (float(grown) if math.isfinite(grown) else float(scale)), 0
+    return float(scale), int(growth_tracker)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_next_scale", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+import math
+import random
+from gpucourse.amp import drive_grad_scaler
+from gpucourse.checks import Check
+
+def _replay(flags, init_scale, **rule):
+    scale, tracker, out = init_scale, 0, []
+    for flag in flags:
+        scale, tracker = next_scale(scale, tracker, flag, **rule)
+        out.append((scale, tracker))
+    return out
+
+with Check("next_scale") as check:
+    check.equal(check.call(next_scale, 65536.0, 0, True), (32768.0, 0), "On inf: halve the scale, reset the tracker.")
+    check.equal(next_scale(65536.0, 5, False), (65536.0, 6), "A clean step counts one more.")
+    flags = [False, False, False, True, False, False, False, False]
+    real = drive_grad_scaler(flags, init_scale=8.0, growth_interval=3)
+    check.equal(_replay(flags, 8.0, growth_interval=3), real,
+                "Your sequence differs from torch.amp.GradScaler's (scale, tracker) after each update")
+
+### BEGIN HIDDEN TESTS
+_rng = random.Random()
+for _trial in range(25):
+    _length = _rng.randint(1, 25)
+    _p = _rng.choice([0.0, 0.1, 0.3, 0.7])
+    _flags = [_rng.random() < _p for _ in range(_length)]
+    _rule = dict(growth_factor=_rng.choice([2.0, 4.0, 1.5]), backoff_factor=_rng.choice([0.5, 0.25, 0.8]),
+                 growth_interval=_rng.randint(1, 5))
+    _init = _rng.choice([2.0**16, 8.0, 1.0, 3.0])
+    _real = drive_grad_scaler(_flags, init_scale=_init, **_rule)
+    _mine = _replay(_flags, _init, **_rule)
+    for (_s, _t), (_rs, _rt) in zip(_mine, _real):
+        assert math.isclose(float(_s), _rs, rel_tol=1e-5), f"{_rule}, flags {_flags}: scale {_s} vs {_rs}"
+        assert int(_t) == _rt and float(_t) == _rt, f"{_rule}, flags {_flags}: tracker {_t} vs {_rt}"
+# defaults: 2000 clean steps to grow
+_s, _t = 65536.0, 0
+for _ in range(1999):
+    _s, _t = next_scale(_s, _t, False)
+assert (_s, _t) == (65536.0, 1999)
+assert next_scale(_s, _t, False) == (131072.0, 0)
+assert next_scale(_s, _t, True) == (32768.0, 0)
+_out = next_scale(1.0, 0, False)
+assert isinstance(_out, tuple) and len(_out) == 2 and isinstance(_out[1], int)
+### END HIDDEN TESTS
+
+# %% [markdown] fixtures="next_scale"
+# ### Mistakes and correct alternatives for `next_scale` (author-only: in no generated notebook)
+#
+# **mistake `tracker-not-reset`**, sample, loses `test_next_scale`: keeps the growth tracker on inf
+# ```diff
+# @@
+# -        return float(scale * backoff_factor), 0
+# +        return scale * backoff_factor, growth_tracker
+# @@
+# -        grown = scale * growth_factor
+# -        return (float(grown) if math.isfinite(grown) else float(scale)), 0
+# -    return float(scale), int(growth_tracker)
+# +        return scale * growth_factor, 0
+# +    return scale, growth_tracker
+# ```
+#
+# **mistake `off-by-one`**, loses `test_next_scale`: grows one step late
+# ```diff
+# @@
+# -        return float(scale * backoff_factor), 0
+# -    growth_tracker += 1
+# +        return scale * backoff_factor, 0
+# @@
+# -        grown = scale * growth_factor
+# -        return (float(grown) if math.isfinite(grown) else float(scale)), 0
+# -    return float(scale), int(growth_tracker)
+# +        return scale * growth_factor, 0
+# +    return scale, growth_tracker + 1
+# ```
+#
+# **mistake `no-reset-after-growth`**, loses `test_next_scale`: never resets the tracker after growing
+# ```diff
+# @@
+# -        return float(scale * backoff_factor), 0
+# +        return scale * backoff_factor, 0
+# @@
+# -    if growth_tracker == growth_interval:
+# -        grown = scale * growth_factor
+# -        return (float(grown) if math.isfinite(grown) else float(scale)), 0
+# -    return float(scale), int(growth_tracker)
+# +    if growth_tracker % growth_interval == 0:
+# +        return scale * growth_factor, growth_tracker
+# +    return scale, growth_tracker
+# ```
+#
+# **mistake `divide-by-growth`**, loses `test_next_scale`: backs off by 1/growth_factor instead of backoff_factor
+# ```diff
+# @@
+# -        return float(scale * backoff_factor), 0
+# +        return scale / growth_factor, 0
+# @@
+# -        grown = scale * growth_factor
+# -        return (float(grown) if math.isfinite(grown) else float(scale)), 0
+# -    return float(scale), int(growth_tracker)
+# +        return scale * growth_factor, 0
+# +    return scale, growth_tracker
+# ```
+#
+# **mistake `grow-every-step`**, loses `test_next_scale`: grows on every clean step
+# ```diff
+# @@
+# -        return float(scale * backoff_factor), 0
+# -    growth_tracker += 1
+# -    if growth_tracker == growth_interval:
+# -        grown = scale * growth_factor
+# -        return (float(grown) if math.isfinite(grown) else float(scale)), 0
+# -    return float(scale), int(growth_tracker)
+# +        return scale * backoff_factor, 0
+# +    return scale * growth_factor, growth_tracker + 1
+# ```
+#
+# **alternative `branches`**: one branch per case, >= for the interval
+# ```python
+# def next_scale(scale, growth_tracker, found_inf, growth_factor=2.0, backoff_factor=0.5,
+#                growth_interval=2000):
+#     if found_inf:
+#         scale, growth_tracker = scale * backoff_factor, 0
+#     elif growth_tracker + 1 >= growth_interval:
+#         scale, growth_tracker = scale * growth_factor, 0
+#     else:
+#         growth_tracker = growth_tracker + 1
+#     return float(scale), int(growth_tracker)
+# ```
+#
+# **alternative `tensor-math`**: the scale as a float32 tensor, as GradScaler keeps it
+# ```python
+# def next_scale(scale, growth_tracker, found_inf, growth_factor=2.0, backoff_factor=0.5,
+#                growth_interval=2000):
+#     s = torch.tensor(float(scale), dtype=torch.float32)
+#     if bool(found_inf):
+#         return float(s * backoff_factor), 0
+#     if growth_tracker + 1 == growth_interval:
+#         return float(s * growth_factor), 0
+#     return float(s), growth_tracker + 1
+# ```
+#
+# **alternative `helper`**: an own _grow helper
+# ```python
+# def _grow(scale, factor):
+#     return scale * factor
+#
+# def next_scale(scale, growth_tracker, found_inf, growth_factor=2.0, backoff_factor=0.5,
+#                growth_interval=2000):
+#     tracker = 0 if found_inf else growth_tracker + 1
+#     if found_inf:
+#         return _grow(float(scale), backoff_factor), tracker
+#     if tracker == growth_interval:
+#         return _grow(float(scale), growth_factor), 0
+#     return float(scale), tracker
+# ```
+
+# %% id="ex3-overlay"
+# Your rule replayed on the run of section 5: it should follow the real scaler exactly.
+if needs("next_scale"):
+    predicted, tracker, s = [], 0, 2.0**16
+    for flag in skipped:
+        s, tracker = next_scale(s, tracker, flag, growth_interval=10)
+        predicted.append(s)
+    fig, ax = plt.subplots(figsize=(9, 3))
+    ax.step(range(1, n_steps + 1), [math.log2(v) for v in scales], where="post", lw=4, alpha=0.4, label="GradScaler")
+    ax.step(range(1, n_steps + 1), [math.log2(v) for v in predicted], where="post", color="k", label="your next_scale")
+    ax.set(xlabel="step", ylabel="log2(scale)")
+    ax.legend()
+    plt.show()
+    print("identical:", predicted == scales)
+
+# %% [markdown] id="summary"
+# ## Summary
+#
+# - float16 rounds everything at or below 2⁻²⁵ to zero (between 2⁻²⁵ and 2⁻²⁴ only 2⁻²⁴ is left) and loses
+#   precision below 2⁻¹⁴; real gradients, especially activation gradients, live there. Scaling the loss by 2¹⁶ lifts them into range.
+# - The canonical step: `scaler.scale(loss).backward()`, `unscale_` then clip (if clipping), `scaler.step`,
+#   `scaler.update`. On inf the step is skipped and the scale halves; after 2000 clean steps it doubles.
+# - Forgetting `update()` raises at the next `step()`. `GradScaler("cuda")` without CUDA is disabled; test with
+#   `GradScaler("cpu")`.

@@ -1,0 +1,931 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] id="title"
+# float16 and bfloat16 both take 16 bits, and split them differently. float16 spends 10 bits on the mantissa
+# (precision) and 5 on the exponent (range): precise, but nothing above 65504 or below 6·10⁻⁸. bfloat16 keeps
+# float32's 8 exponent bits, so it has float32's range, and only 7 mantissa bits: about 2 to 3 significant decimal
+# digits. With float32's range, gradients do not underflow, so **bfloat16 needs no gradient scaler**, which is why
+# it is the usual choice on GPUs that compute it in hardware. It is not autocast's default there: CUDA autocast
+# defaults to float16 (`torch.get_autocast_dtype("cuda")`), CPU autocast to bfloat16, so ask for bfloat16 by name.
+# A Colab T4 does not compute it in hardware.
+#
+# **You will learn to**
+# - read the bit fields of float32, float16 and bfloat16, and compute them (`bit_fields`);
+# - plot the round-trip error of both 16-bit types over 80 orders of magnitude (`roundtrip_rel_error`);
+# - decide from the compute capability whether a GPU has native bfloat16, and why `torch.cuda.is_bf16_supported()`
+#   is not the test (`choose_amp_dtype`);
+# - train with bfloat16 autocast and no scaler (`bf16_train_step`).
+#
+# **Time:** about 30 minutes on a Colab T4, about 30 minutes on a laptop CPU.
+
+# %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false}
+# The shared set-up: `python -m graders build` writes its install part above these lines.
+from gpucourse.bootstrap import setup
+DEVICE, QUICK = setup()
+import torch
+from gpucourse.checks import needs  # a demonstration that runs your answers waits until they are answered
+
+
+# %% [markdown] id="recap"
+# ## Recap
+#
+# - **Notebook 04**: autocast runs matmuls in a 16-bit dtype and keeps parameters in float32.
+# - **Notebook 05**: float16's small range makes gradients underflow; `GradScaler` scales the loss to prevent it.
+#
+# Here the other 16-bit format, and when to choose which.
+
+# %% id="config"
+import matplotlib.pyplot as plt
+import torch.nn.functional as F
+from gpucourse.amp import LAYOUTS, GPU_CAPABILITIES, draw_bit_layouts, native_bf16, short
+from gpucourse.model import make_mlp
+
+# %% [markdown] id="s1"
+# ## 1. Three layouts
+#
+# A floating-point number is `(-1)^sign × 2^(exponent - bias) × 1.mantissa`: one sign bit, an exponent stored with a
+# bias (127 for 8 bits, 15 for 5 bits), and the fraction bits after an implicit leading 1. The exponent width fixes
+# the range, the mantissa width the precision.
+
+# %% id="s1-draw"
+draw_bit_layouts(-1.5)
+plt.show()
+print(f"{'dtype':<10}{'bits (s, e, m)':<16}{'max':>12}{'smallest normal':>18}{'eps':>12}")
+for dtype, layout in LAYOUTS.items():
+    info = torch.finfo(dtype)
+    print(f"{short(dtype):<10}{str(layout):<16}{info.max:12.4g}{info.smallest_normal:18.4g}{info.eps:12.4g}")
+
+# %% id="s1-examples"
+for value in (70000.0, 2049.0, 257.0, 1e-8, 1e-30):
+    fp16 = torch.tensor(value).to(torch.float16).item()
+    bf16 = torch.tensor(value).to(torch.bfloat16).item()
+    print(f"{value:>8g}:  float16 -> {fp16:<12g} bfloat16 -> {bf16:g}")
+
+
+# %% [markdown] id="s1-read"
+# 70000 overflows float16 to `inf` but is merely rounded in bfloat16; 2049 is not a float16 number (the integers
+# stop being exact above 2048 = 2¹¹), 257 is not a bfloat16 number (above 2⁸); 10⁻⁸ underflows in float16 only.
+
+# %% [markdown] id="ex1"
+# ## Exercise 1: `bit_fields` (3 points)
+#
+# Write `bit_fields(x, dtype)` returning the raw bit fields `(sign, exponent, mantissa)` of `x` stored in `dtype`,
+# as three Python `int`s: the bits as stored, so the exponent **with** its bias and the mantissa **without** the
+# implicit leading 1. `dtype` is `torch.float32`, `torch.float16` or `torch.bfloat16` (layouts in `LAYOUTS`);
+# `x` is a Python float or a 0-d tensor, rounded to `dtype` first as `.to(dtype)` rounds.
+#
+# Hint: `tensor.view(torch.int16)` reinterprets the 16 bits of a float16/bfloat16 tensor as an integer (and
+# `torch.int32` for float32). Signed integers are negative when the top bit is set: `& 0xFFFF` gives the unsigned bits.
+# Example: `bit_fields(-1.5, torch.float16) == (1, 15, 512)`.
+
+# %% nbgrader={"grade": false, "grade_id": "bit_fields", "locked": false, "schema_version": 3, "solution": true}
+def bit_fields(x, dtype):
+    """(sign, exponent, mantissa) bit fields of x rounded to dtype, as ints (biased exponent,
+    mantissa without the implicit 1). dtype: torch.float32, torch.float16 or torch.bfloat16."""
+    ### BEGIN SOLUTION
+    _, exp_bits, man_bits = LAYOUTS[dtype]
+    value = x.detach().to(dtype) if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=dtype)
+    if dtype == torch.float32:
+        pattern = int(value.reshape(()).view(torch.int32).item()) & 0xFFFFFFFF
+    else:
+        pattern = int(value.reshape(()).view(torch.int16).item()) & 0xFFFF
+    sign = pattern >> (exp_bits + man_bits)
+    exponent = (pattern >> man_bits) & ((1 << exp_bits) - 1)
+    mantissa = pattern & ((1 << man_bits) - 1)
+    return sign, exponent, mantissa
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_bit_fields", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+import random
+import struct
+import numpy as np
+from gpucourse.checks import Check
+
+def _split(pattern, dtype):
+    _, e, m = LAYOUTS[dtype]
+    return pattern >> (e + m), (pattern >> m) & ((1 << e) - 1), pattern & ((1 << m) - 1)
+
+with Check("bit_fields") as check:
+    got = check.call(bit_fields, -1.5, torch.float16)
+    check.that(isinstance(got, tuple) and len(got) == 3, "Return a tuple (sign, exponent, mantissa).")
+    check.that(all(type(v) is int for v in got), "Return Python ints (use int(...) or .item()), not tensors.")
+    check.equal(got, (1, 15, 512), "-1.5 in float16: sign 1, biased exponent 15, mantissa 0b1000000000")
+    check.equal(bit_fields(1.0, torch.float32), (0, 127, 0), "1.0 in float32: biased exponent 127, no mantissa bits")
+    check.equal(bit_fields(1.0, torch.bfloat16), (0, 127, 0), "bfloat16 has float32's exponent: 8 bits, bias 127")
+    check.equal(bit_fields(torch.tensor(0.75), torch.float16), (0, 14, 512), "x may be a 0-d tensor")
+
+### BEGIN HIDDEN TESTS
+_rng = random.Random()
+def _random_pattern(dtype):
+    bits = sum(LAYOUTS[dtype])
+    while True:
+        p = _rng.getrandbits(bits)
+        s, e, m = _split(p, dtype)
+        if not (e == (1 << LAYOUTS[dtype][1]) - 1 and m != 0):      # skip NaN
+            return p
+for _dtype in (torch.float16, torch.bfloat16):
+    for _ in range(60):
+        _p = _random_pattern(_dtype)
+        _value = torch.tensor(_p - (1 << 16) if _p >= 1 << 15 else _p, dtype=torch.int16).view(_dtype)
+        _expected = _split(_p, _dtype)
+        _got = bit_fields(float(_value), _dtype)
+        assert tuple(_got) == _expected and all(type(v) is int for v in _got), \
+            f"{_dtype} {float(_value)!r}: got {_got}, expected {_expected}"
+        assert tuple(bit_fields(_value, _dtype)) == _expected, "a 0-d tensor of that dtype"
+        assert tuple(bit_fields(_value.float(), _dtype)) == _expected, "a 0-d float32 tensor"
+for _ in range(60):
+    _p = _random_pattern(torch.float32)
+    (_x,) = struct.unpack(">f", struct.pack(">I", _p))
+    assert tuple(bit_fields(_x, torch.float32)) == _split(_p, torch.float32), f"float32 {_x!r}"
+# rounding: float32 values that are not 16-bit numbers, checked against NumPy (float16) and bit arithmetic (bfloat16)
+for _ in range(40):
+    _x = float(torch.randn(()) * 10 ** _rng.uniform(-6, 4))
+    _h = int(np.array(_x, dtype=np.float32).astype(np.float16).view(np.uint16))
+    assert tuple(bit_fields(_x, torch.float16)) == _split(_h, torch.float16), f"rounding {_x!r} to float16"
+    (_f,) = struct.unpack(">I", struct.pack(">f", _x))
+    _b = ((_f + 0x7FFF + ((_f >> 16) & 1)) >> 16) & 0xFFFF          # round to nearest even
+    assert tuple(bit_fields(_x, torch.bfloat16)) == _split(_b, torch.bfloat16), f"rounding {_x!r} to bfloat16"
+# edge cases: -0.0, inf, overflow, subnormals, underflow
+assert tuple(bit_fields(-0.0, torch.float16)) == (1, 0, 0)
+assert tuple(bit_fields(float("inf"), torch.bfloat16)) == (0, 255, 0)
+assert tuple(bit_fields(70000.0, torch.float16)) == (0, 31, 0), "70000 overflows float16 to inf"
+assert tuple(bit_fields(-(2.0 ** -24), torch.float16)) == (1, 0, 1), "the smallest subnormal"
+assert tuple(bit_fields(2.0 ** -130, torch.float32)) == (0, 0, 1 << 19)
+assert tuple(bit_fields(1e-9, torch.float16)) == (0, 0, 0)
+### END HIDDEN TESTS
+
+# %% [markdown] fixtures="bit_fields"
+# ### Mistakes and correct alternatives for `bit_fields` (author-only: in no generated notebook)
+#
+# **mistake `unbiased-exponent`**, sample, loses `test_bit_fields`: subtracts the bias: the stored field is biased
+# ```diff
+# @@
+# -    _, exp_bits, man_bits = LAYOUTS[dtype]
+# -    value = x.detach().to(dtype) if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=dtype)
+# +    _, e, m = LAYOUTS[dtype]
+# +    v = x.detach().to(dtype) if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=dtype)
+# @@
+# -        pattern = int(value.reshape(()).view(torch.int32).item()) & 0xFFFFFFFF
+# +        p = int(v.reshape(()).view(torch.int32).item()) & 0xFFFFFFFF
+# @@
+# -        pattern = int(value.reshape(()).view(torch.int16).item()) & 0xFFFF
+# -    sign = pattern >> (exp_bits + man_bits)
+# -    exponent = (pattern >> man_bits) & ((1 << exp_bits) - 1)
+# -    mantissa = pattern & ((1 << man_bits) - 1)
+# -    return sign, exponent, mantissa
+# +        p = int(v.reshape(()).view(torch.int16).item()) & 0xFFFF
+# +    bias = (1 << (e - 1)) - 1
+# +    return p >> (e + m), ((p >> m) & ((1 << e) - 1)) - bias, p & ((1 << m) - 1)
+# ```
+#
+# **mistake `implicit-bit`**, loses `test_bit_fields`: adds the implicit leading 1 to the mantissa field
+# ```diff
+# @@
+# -    _, exp_bits, man_bits = LAYOUTS[dtype]
+# -    value = x.detach().to(dtype) if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=dtype)
+# +    _, e, m = LAYOUTS[dtype]
+# +    v = x.detach().to(dtype) if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=dtype)
+# @@
+# -        pattern = int(value.reshape(()).view(torch.int32).item()) & 0xFFFFFFFF
+# +        p = int(v.reshape(()).view(torch.int32).item()) & 0xFFFFFFFF
+# @@
+# -        pattern = int(value.reshape(()).view(torch.int16).item()) & 0xFFFF
+# -    sign = pattern >> (exp_bits + man_bits)
+# -    exponent = (pattern >> man_bits) & ((1 << exp_bits) - 1)
+# -    mantissa = pattern & ((1 << man_bits) - 1)
+# -    return sign, exponent, mantissa
+# +        p = int(v.reshape(()).view(torch.int16).item()) & 0xFFFF
+# +    return p >> (e + m), (p >> m) & ((1 << e) - 1), (p & ((1 << m) - 1)) | (1 << m)
+# ```
+#
+# **mistake `sign-extended`**, loses `test_bit_fields`: reads the signed integer: negative numbers give sign -1
+# ```diff
+# @@
+# -    _, exp_bits, man_bits = LAYOUTS[dtype]
+# -    value = x.detach().to(dtype) if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=dtype)
+# -    if dtype == torch.float32:
+# -        pattern = int(value.reshape(()).view(torch.int32).item()) & 0xFFFFFFFF
+# -    else:
+# -        pattern = int(value.reshape(()).view(torch.int16).item()) & 0xFFFF
+# -    sign = pattern >> (exp_bits + man_bits)
+# -    exponent = (pattern >> man_bits) & ((1 << exp_bits) - 1)
+# -    mantissa = pattern & ((1 << man_bits) - 1)
+# -    return sign, exponent, mantissa
+# +    _, e, m = LAYOUTS[dtype]
+# +    v = x.detach().to(dtype) if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=dtype)
+# +    p = int(v.reshape(()).view(torch.int32 if dtype == torch.float32 else torch.int16).item())
+# +    return p >> (e + m), (p >> m) & ((1 << e) - 1), p & ((1 << m) - 1)
+# ```
+#
+# **mistake `fp16-layout`**, loses `test_bit_fields`: uses float16's layout for bfloat16
+# ```diff
+# @@
+# -    _, exp_bits, man_bits = LAYOUTS[dtype]
+# -    value = x.detach().to(dtype) if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=dtype)
+# +    e, m = (8, 23) if dtype == torch.float32 else (5, 10)
+# +    v = x.detach().to(dtype) if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=dtype)
+# @@
+# -        pattern = int(value.reshape(()).view(torch.int32).item()) & 0xFFFFFFFF
+# +        p = int(v.reshape(()).view(torch.int32).item()) & 0xFFFFFFFF
+# @@
+# -        pattern = int(value.reshape(()).view(torch.int16).item()) & 0xFFFF
+# -    sign = pattern >> (exp_bits + man_bits)
+# -    exponent = (pattern >> man_bits) & ((1 << exp_bits) - 1)
+# -    mantissa = pattern & ((1 << man_bits) - 1)
+# -    return sign, exponent, mantissa
+# +        p = int(v.reshape(()).view(torch.int16).item()) & 0xFFFF
+# +    return p >> (e + m), (p >> m) & ((1 << e) - 1), p & ((1 << m) - 1)
+# ```
+#
+# **mistake `sign-plus-minus`**, loses `test_bit_fields`: returns the sign as +1/-1, not the bit
+# ```diff
+# @@
+# -    _, exp_bits, man_bits = LAYOUTS[dtype]
+# -    value = x.detach().to(dtype) if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=dtype)
+# +    _, e, m = LAYOUTS[dtype]
+# +    v = x.detach().to(dtype) if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=dtype)
+# @@
+# -        pattern = int(value.reshape(()).view(torch.int32).item()) & 0xFFFFFFFF
+# +        p = int(v.reshape(()).view(torch.int32).item()) & 0xFFFFFFFF
+# @@
+# -        pattern = int(value.reshape(()).view(torch.int16).item()) & 0xFFFF
+# -    sign = pattern >> (exp_bits + man_bits)
+# -    exponent = (pattern >> man_bits) & ((1 << exp_bits) - 1)
+# -    mantissa = pattern & ((1 << man_bits) - 1)
+# -    return sign, exponent, mantissa
+# +        p = int(v.reshape(()).view(torch.int16).item()) & 0xFFFF
+# +    return (-1 if p >> (e + m) else 1), (p >> m) & ((1 << e) - 1), p & ((1 << m) - 1)
+# ```
+#
+# **mistake `frexp`**, loses `test_bit_fields`: computes the fields arithmetically: subnormals and inf go wrong
+# ```diff
+# @@
+# +import math
+#  def bit_fields(x, dtype):
+# @@
+#      mantissa without the implicit 1). dtype: torch.float32, torch.float16 or torch.bfloat16."""
+# -    _, exp_bits, man_bits = LAYOUTS[dtype]
+# -    value = x.detach().to(dtype) if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=dtype)
+# -    if dtype == torch.float32:
+# -        pattern = int(value.reshape(()).view(torch.int32).item()) & 0xFFFFFFFF
+# -    else:
+# -        pattern = int(value.reshape(()).view(torch.int16).item()) & 0xFFFF
+# -    sign = pattern >> (exp_bits + man_bits)
+# -    exponent = (pattern >> man_bits) & ((1 << exp_bits) - 1)
+# -    mantissa = pattern & ((1 << man_bits) - 1)
+# -    return sign, exponent, mantissa
+# +    _, e, m = LAYOUTS[dtype]
+# +    v = float(x.to(dtype)) if isinstance(x, torch.Tensor) else float(torch.tensor(float(x)).to(dtype))
+# +    sign = 1 if math.copysign(1.0, v) < 0 else 0
+# +    if v == 0:
+# +        return sign, 0, 0
+# +    frac, exp = math.frexp(abs(v))
+# +    bias = (1 << (e - 1)) - 1
+# +    return sign, exp - 1 + bias, int((frac * 2 - 1) * (1 << m))
+# ```
+#
+# **mistake `tensor-fields`**, loses `test_bit_fields`: returns tensors instead of ints
+# ```diff
+# @@
+# -    _, exp_bits, man_bits = LAYOUTS[dtype]
+# -    value = x.detach().to(dtype) if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=dtype)
+# +    _, e, m = LAYOUTS[dtype]
+# +    v = x.detach().to(dtype) if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=dtype)
+# @@
+# -        pattern = int(value.reshape(()).view(torch.int32).item()) & 0xFFFFFFFF
+# +        p = int(v.reshape(()).view(torch.int32).item()) & 0xFFFFFFFF
+# @@
+# -        pattern = int(value.reshape(()).view(torch.int16).item()) & 0xFFFF
+# -    sign = pattern >> (exp_bits + man_bits)
+# -    exponent = (pattern >> man_bits) & ((1 << exp_bits) - 1)
+# -    mantissa = pattern & ((1 << man_bits) - 1)
+# -    return sign, exponent, mantissa
+# +        p = int(v.reshape(()).view(torch.int16).item()) & 0xFFFF
+# +    t = torch.tensor(p)
+# +    return t >> (e + m), (t >> m) & ((1 << e) - 1), t & ((1 << m) - 1)
+# ```
+#
+# **alternative `struct-bits`**: struct for float32, locals named _pattern/_value
+# ```python
+# import struct
+#
+# def bit_fields(x, dtype):
+#     _sign_bits, _exp_bits, _man_bits = LAYOUTS[dtype]
+#     if isinstance(x, torch.Tensor):
+#         _value = x.detach().to(dtype)
+#     else:
+#         _value = torch.tensor(float(x), dtype=dtype)
+#     if dtype == torch.float32:
+#         (_pattern,) = struct.unpack(">I", struct.pack(">f", float(_value)))
+#     else:
+#         _pattern = int(_value.view(torch.int16)) & 0xFFFF
+#     return (_pattern >> (_exp_bits + _man_bits),
+#             (_pattern >> _man_bits) & ((1 << _exp_bits) - 1),
+#             _pattern & ((1 << _man_bits) - 1))
+# ```
+#
+# **alternative `numpy-view`**: NumPy for the integer view, modulo instead of masks
+# ```python
+# import numpy as np
+#
+# def bit_fields(x, dtype):
+#     sign_bits, exp_bits, man_bits = LAYOUTS[dtype]
+#     t = (x if isinstance(x, torch.Tensor) else torch.tensor(x, dtype=torch.float64)).detach().to(dtype).reshape(1)
+#     wide = {torch.float32: torch.int32}.get(dtype, torch.int16)
+#     bits = int(t.view(wide).numpy().astype(np.int64)[0]) % (1 << (sign_bits + exp_bits + man_bits))
+#     return bits >> (exp_bits + man_bits), (bits >> man_bits) % (1 << exp_bits), bits % (1 << man_bits)
+# ```
+#
+# **alternative `bin-string`**: splits a binary string
+# ```python
+# def bit_fields(x, dtype):
+#     width = sum(LAYOUTS[dtype])
+#     value = torch.as_tensor(x, dtype=None if isinstance(x, torch.Tensor) else torch.float64).detach().to(dtype)
+#     view = torch.int32 if width == 32 else torch.int16
+#     text = format(int(value.view(view)) & ((1 << width) - 1), f"0{width}b")
+#     e = LAYOUTS[dtype][1]
+#     return int(text[0], 2), int(text[1:1 + e], 2), int(text[1 + e:], 2)
+# ```
+
+# %% [markdown] id="ex2"
+# ## Exercise 2: `roundtrip_rel_error` (2 points)
+#
+# Write `roundtrip_rel_error(x, dtype)`: for a float32 (or float64) tensor `x` without zeros, the elementwise
+# relative error of storing it in `dtype` and reading it back, `|x - x.to(dtype)| / |x|`, **computed in float32 or
+# wider** (in `dtype` itself the difference would be rounded away). Same shape as `x`. A value that underflows to 0
+# has error 1; one that overflows to `inf` has error `inf`.
+
+# %% nbgrader={"grade": false, "grade_id": "roundtrip_rel_error", "locked": false, "schema_version": 3, "solution": true}
+def roundtrip_rel_error(x, dtype):
+    """Elementwise |x - x.to(dtype)| / |x|, computed in float64; x has no zeros."""
+    ### BEGIN SOLUTION
+    wide = x.double()
+    return (wide - x.to(dtype).double()).abs() / wide.abs()
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_roundtrip_rel_error", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+from gpucourse.checks import Check
+
+with Check("roundtrip_rel_error") as check:
+    x = torch.tensor([1.0, 3.0, 2049.0, 2051.0, 1e-9, 70000.0, 0.1])
+    got = check.call(roundtrip_rel_error, x, torch.float16)
+    check.that(isinstance(got, torch.Tensor) and got.shape == x.shape, "Return a tensor of the same shape as x.")
+    check.that(got.dtype in (torch.float32, torch.float64), "Compute in float32 or float64, not in the 16-bit dtype.")
+    check.that(bool((got[:2] == 0).all()), "1 and 3 are exact in float16: their error is 0.")
+    # float16 holds only every other integer between 2048 and 4096; a tie rounds to the even neighbour
+    check.close(got[2], 1 / 2049, "2049 becomes 2048 in float16: the error relative to |x| is 1/2049.", rel=1e-5)
+    check.close(got[3], 1 / 2051, "2051 becomes 2052 in float16: the error is |2051 - 2052| / 2051, never negative.",
+                rel=1e-5)
+    check.close(got[4], 1.0, "1e-9 underflows to 0 in float16: |x - 0| / |x| is 1.", rel=1e-6)
+    check.that(bool(torch.isinf(got[5])), "70000 overflows float16 to inf: its error is inf.")
+    check.that(0 < float(got[6]) <= 2**-11, "0.1 is not exact in float16, and rounding to float16 is off by at most "
+               "2**-11 of |x|.")
+
+### BEGIN HIDDEN TESTS
+import numpy as np
+def _expected_error(x, dtype):
+    if dtype == torch.float16:   # NumPy's own float16 rounding, independent of torch
+        with np.errstate(over="ignore"):
+            low = torch.from_numpy(x.numpy().astype(np.float16).astype(np.float64))
+    else:
+        low = x.to(dtype).double()
+    return (x.double() - low).abs() / x.double().abs()
+
+for _dtype in (torch.float16, torch.bfloat16):
+    for _wide in (torch.float32, torch.float64):
+        _x = (torch.randn(7, 9) * torch.pow(10.0, torch.empty(7, 9).uniform_(-12, 8))).to(_wide)  # float32 values
+        _x[_x == 0] = 1.0
+        _got = roundtrip_rel_error(_x, _dtype)
+        assert _got.shape == _x.shape and _got.dtype in (torch.float32, torch.float64)
+        _exp = _expected_error(_x, _dtype)
+        assert torch.allclose(_got.double(), _exp, rtol=1e-4, atol=1e-12), f"{_dtype} from {_wide}"
+        assert bool((_got >= 0).all()), "an error is never negative"
+_under = roundtrip_rel_error(torch.tensor([1e-9, -1e-9]), torch.float16)
+assert torch.allclose(_under.double(), torch.ones(2, dtype=torch.float64)), "underflow to 0 is an error of 1"
+assert bool(torch.isinf(roundtrip_rel_error(torch.tensor([-1e5]), torch.float16)).all()), "overflow: inf"
+assert float(roundtrip_rel_error(torch.tensor([1e5]), torch.bfloat16)[0]) < 2**-8, "bfloat16 does not overflow at 1e5"
+_exact = roundtrip_rel_error(torch.tensor([0.5, 1.0, -2.0, 1024.0]), torch.bfloat16)
+assert bool((_exact == 0).all()), "powers of two are exact"
+_small = torch.tensor([1.0 + 2.0**-12])
+assert float(roundtrip_rel_error(_small, torch.float16)[0]) > 0, \
+    "a difference below float16's eps must not be rounded away"
+### END HIDDEN TESTS
+
+# %% [markdown] fixtures="roundtrip_rel_error"
+# ### Mistakes and correct alternatives for `roundtrip_rel_error` (author-only: in no generated notebook)
+#
+# **mistake `low-precision-diff`**, sample, loses `test_roundtrip_rel_error`: computes the difference in the 16-bit dtype
+# ```diff
+# @@
+# -    wide = x.double()
+# -    return (wide - x.to(dtype).double()).abs() / wide.abs()
+# +    low = x.to(dtype)
+# +    return (x.to(dtype) - low).abs() / x.to(dtype).abs() + (x - low.to(x.dtype)).abs() / x.abs() * 0
+# ```
+#
+# **mistake `relative-to-rounded`**, loses `test_roundtrip_rel_error`: divides by the rounded value: underflow gives inf, overflow nan
+# ```diff
+# @@
+# -    wide = x.double()
+# -    return (wide - x.to(dtype).double()).abs() / wide.abs()
+# +    low = x.to(dtype).double()
+# +    return (x.double() - low).abs() / low.abs()
+# ```
+#
+# **mistake `absolute`**, loses `test_roundtrip_rel_error`: absolute, not relative, error
+# ```diff
+# @@
+# -    wide = x.double()
+# -    return (wide - x.to(dtype).double()).abs() / wide.abs()
+# +    return (x.double() - x.to(dtype).double()).abs()
+# ```
+#
+# **mistake `no-abs`**, loses `test_roundtrip_rel_error`: forgets the absolute values
+# ```diff
+# @@
+# -    wide = x.double()
+# -    return (wide - x.to(dtype).double()).abs() / wide.abs()
+# +    return (x.double() - x.to(dtype).double()) / x.double()
+# ```
+#
+# **alternative `float64-ops`**: torch.abs and .to(float64)
+# ```python
+# def roundtrip_rel_error(x, dtype):
+#     back = x.to(dtype).to(torch.float64)
+#     return torch.abs(x.to(torch.float64) - back) / torch.abs(x.to(torch.float64))
+# ```
+#
+# **alternative `div-sub`**: |1 - low / x|: the same number, one operation fewer
+# ```python
+# def roundtrip_rel_error(x, dtype):
+#     _x = x.double()
+#     return (1 - x.to(dtype).double() / _x).abs()
+# ```
+#
+# **alternative `sub-ops`**: torch.sub and in-place ops on a copy
+# ```python
+# def roundtrip_rel_error(x, dtype):
+#     wide = x.detach().clone().double()
+#     err = torch.sub(wide, x.to(dtype).double()).abs_()
+#     return err.div_(wide.abs())
+# ```
+
+# %% [markdown] id="s2"
+# ### Round-trip error over 80 orders of magnitude
+#
+# With your function, the error of storing each magnitude from 10⁻⁴⁴ to 10³⁸ in each 16-bit type:
+
+# %% id="s2-plot"
+x = torch.logspace(-44, 38.5, 20_000, dtype=torch.float64).to(torch.float32)   # float32 values, no zeros
+if needs("roundtrip_rel_error"):
+    fig, ax = plt.subplots(figsize=(10, 3.8))
+    for dtype, colour in ((torch.bfloat16, "tab:orange"), (torch.float16, "tab:blue")):
+        err = roundtrip_rel_error(x, dtype).double()
+        worst = err.reshape(-1, 50).amax(dim=1)                   # the worst error in each bin of 50 magnitudes
+        centre = x.double().reshape(-1, 50).median(dim=1).values
+        shown = worst.clamp(min=1e-9).nan_to_num(posinf=30.0)      # inf drawn at the top
+        ax.plot(centre.numpy(), shown.numpy(), lw=1.6, color=colour, label=f"{short(dtype)} (worst error per bin)")
+        ax.axhline(torch.finfo(dtype).eps / 2, color=colour, ls=":", lw=1)
+    ax.set(xscale="log", yscale="log", ylim=(1e-5, 100), xlabel="|x|", ylabel="relative round-trip error",
+           title="range versus precision: float16 and bfloat16 (dotted: eps/2, the flat precision band)")
+    ax.axhline(1, color="grey", lw=0.6)
+    ax.text(1e-40, 1.6, "error 1: underflow to 0", fontsize=8)
+    ax.text(1e6, 40, "inf: overflow", fontsize=8, color="tab:blue")
+    ax.axvline(65504, color="tab:blue", lw=0.6, ls="--")
+    ax.axvline(2**-24, color="tab:blue", lw=0.6, ls="--")
+    ax.legend(loc="lower left", fontsize=8)
+    fig.tight_layout()
+    plt.show()
+
+# %% [markdown] id="s2-read"
+# Left to right: bfloat16's band starts where float32's range starts (10⁻³⁸; below it, float32's own subnormals);
+# float16's starts at 6·10⁻⁸ and its subnormals lose precision up to 6·10⁻⁵. In the flat band, the relative error stays
+# below eps/2: 2⁻¹¹ ≈ 5·10⁻⁴ for float16, 2⁻⁸ ≈ 4·10⁻³ for bfloat16, **8 times coarser**. Above 65504 float16
+# overflows to `inf`, while bfloat16 carries on to 3.4·10³⁸. bfloat16 trades precision for float32's range.
+
+# %% [markdown] id="s3"
+# ## 2. Which GPUs compute bfloat16?
+#
+# Native bfloat16 arithmetic (and bfloat16 tensor cores) came with NVIDIA's Ampere generation, **compute capability
+# 8.0**. Every GPU at 8.0 or above has it, not just the data-centre A100 and H100: A10, L4, RTX 30xx and 40xx too.
+
+# %% id="s3-table"
+for name, capability in GPU_CAPABILITIES:
+    print(f"  {name:<28} {capability[0]}.{capability[1]}   native bf16: {'yes' if native_bf16(capability) else 'no'}")
+if torch.cuda.is_available():
+    capability = torch.cuda.get_device_capability()
+    print(f"This GPU: {torch.cuda.get_device_name()} ({capability[0]}.{capability[1]}), "
+          f"native bf16: {native_bf16(capability)}")
+else:
+    print("This machine has no CUDA GPU. The CPU runs bfloat16 autocast too (speed depends on the CPU).")
+
+# %% [markdown] id="s3-myth"
+# > **Myth vs. current PyTorch:** "bfloat16 is available on A100, H100 and newer; `torch.cuda.is_bf16_supported()`
+# > tells you whether your GPU has it." Native bfloat16 means compute capability ≥ 8.0, which includes the A10, L4
+# > and RTX 30xx/40xx. And on a T4 (7.5) `torch.cuda.is_bf16_supported()` returns **True**: since PyTorch 2.3 it
+# > counts software emulation (it just tries to create a bfloat16 tensor). bfloat16 autocast then runs on a T4,
+# > without tensor cores and slowly, and `torch.compile`'s inductor skips bfloat16 graphs there. Ask
+# > `torch.cuda.is_bf16_supported(including_emulation=False)` or check `torch.cuda.get_device_capability() >= (8, 0)`.
+#
+# The function's own source shows it:
+
+# %% id="s3-source"
+import inspect
+source = inspect.getsource(torch.cuda.is_bf16_supported)
+start = source.find("if torch.version.hip")
+body = source[start:] if start >= 0 else source        # the decision, without the docstring
+print("\n".join(line for line in body.splitlines() if line.strip() and not line.strip().startswith("#")))
+if torch.cuda.is_available():
+    print("\nOn this GPU: is_bf16_supported() =", torch.cuda.is_bf16_supported(),
+          "| including_emulation=False:", torch.cuda.is_bf16_supported(including_emulation=False))
+
+
+# %% [markdown] id="ex3"
+# ## Exercise 3: `choose_amp_dtype` (3 points)
+#
+# Write `choose_amp_dtype(device)` returning `(dtype, use_scaler)` for mixed-precision training on `device` (a
+# `torch.device` or a string like `"cuda"`, `"cuda:0"`, `"cpu"`):
+#
+# - CUDA with compute capability ≥ 8.0: `(torch.bfloat16, False)`: native bfloat16, no scaler needed;
+# - older CUDA GPUs (a T4 is 7.5): `(torch.float16, True)`: float16 tensor cores, with a `GradScaler`;
+# - the CPU: `(torch.bfloat16, False)`: CPU autocast's default, no scaler.
+#
+# `use_scaler` is a `bool`. Decide by the compute capability (`torch.cuda.get_device_capability(device)`), not by
+# `torch.cuda.is_bf16_supported()`. The tests fake GPUs of several capabilities, so your code is graded on a CPU.
+# (Other device types, such as `"mps"`, are not graded.)
+
+# %% nbgrader={"grade": false, "grade_id": "choose_amp_dtype", "locked": false, "schema_version": 3, "solution": true}
+def choose_amp_dtype(device):
+    """(dtype, use_scaler): (bfloat16, False) on CUDA with compute capability >= 8.0 and on the CPU;
+    (float16, True) on older CUDA GPUs."""
+    ### BEGIN SOLUTION
+    device = torch.device(device)
+    if device.type == "cuda":
+        if tuple(torch.cuda.get_device_capability(device)) >= (8, 0):
+            return torch.bfloat16, False
+        return torch.float16, True
+    return torch.bfloat16, False
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_choose_amp_dtype", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+from gpucourse.amp import fake_gpu
+from gpucourse.checks import Check
+
+with Check("choose_amp_dtype") as check:
+    got = check.call(choose_amp_dtype, "cpu")
+    check.equal(got, (torch.bfloat16, False), "On the CPU: bfloat16 autocast, no scaler")
+    with fake_gpu(capability=(8, 0), name="A100"):
+        check.equal(choose_amp_dtype("cuda"), (torch.bfloat16, False), "An A100 (8.0) has native bfloat16")
+    with fake_gpu(capability=(7, 5), name="Tesla T4"):
+        check.equal(choose_amp_dtype(torch.device("cuda")), (torch.float16, True),
+                    "A T4 (7.5) has float16 tensor cores and no native bfloat16. (Did you trust is_bf16_supported()?)")
+
+### BEGIN HIDDEN TESTS
+for _capability, _expected in [((6, 0), (torch.float16, True)), ((6, 1), (torch.float16, True)),
+                               ((7, 0), (torch.float16, True)), ((7, 5), (torch.float16, True)),
+                               ((8, 0), (torch.bfloat16, False)), ((8, 6), (torch.bfloat16, False)),
+                               ((8, 9), (torch.bfloat16, False)), ((9, 0), (torch.bfloat16, False)),
+                               ((10, 0), (torch.bfloat16, False)), ((12, 0), (torch.bfloat16, False))]:
+    with fake_gpu(capability=_capability):
+        for _device in ("cuda", "cuda:0", torch.device("cuda"), torch.device("cuda", 0)):
+            _got = choose_amp_dtype(_device)
+            assert tuple(_got) == _expected, f"capability {_capability}, device {_device!r}: got {_got}"
+            assert type(_got[1]) is bool, "use_scaler is a bool"
+        # the CPU stays the CPU even when a GPU is present
+        assert tuple(choose_amp_dtype("cpu")) == (torch.bfloat16, False), "the device argument decides, not the machine"
+        assert tuple(choose_amp_dtype(torch.device("cpu"))) == (torch.bfloat16, False)
+assert type(choose_amp_dtype("cpu")[1]) is bool
+### END HIDDEN TESTS
+
+# %% [markdown] fixtures="choose_amp_dtype"
+# ### Mistakes and correct alternatives for `choose_amp_dtype` (author-only: in no generated notebook)
+#
+# **mistake `trusts-is-bf16-supported`**, sample, loses `test_choose_amp_dtype`: is_bf16_supported() is True on a T4 by emulation
+# ```diff
+# @@
+# -    if device.type == "cuda":
+# -        if tuple(torch.cuda.get_device_capability(device)) >= (8, 0):
+# -            return torch.bfloat16, False
+# +    if device.type == "cuda" and not torch.cuda.is_bf16_supported():
+# ```
+#
+# **mistake `bf16-with-scaler`**, loses `test_choose_amp_dtype`: uses a scaler with bfloat16
+# ```diff
+# @@
+# -    if device.type == "cuda":
+# -        if tuple(torch.cuda.get_device_capability(device)) >= (8, 0):
+# -            return torch.bfloat16, False
+# +    if device.type == "cuda" and torch.cuda.get_device_capability(device) < (8, 0):
+# @@
+# -    return torch.bfloat16, False
+# +    return torch.bfloat16, True
+# ```
+#
+# **mistake `strictly-above-8`**, loses `test_choose_amp_dtype`: leaves out the A100 itself (8.0)
+# ```diff
+# @@
+# -        if tuple(torch.cuda.get_device_capability(device)) >= (8, 0):
+# +        if torch.cuda.get_device_capability(device) > (8, 0):
+# ```
+#
+# **mistake `machine-not-device`**, loses `test_choose_amp_dtype`: looks at the machine, not at the device asked about
+# ```diff
+# @@
+# -    device = torch.device(device)
+# -    if device.type == "cuda":
+# -        if tuple(torch.cuda.get_device_capability(device)) >= (8, 0):
+# +    if torch.cuda.is_available():
+# +        if torch.cuda.get_device_capability() >= (8, 0):
+# ```
+#
+# **mistake `cpu-float16`**, loses `test_choose_amp_dtype`: float16 with a scaler on the CPU
+# ```diff
+# @@
+# -    if device.type == "cuda":
+# -        if tuple(torch.cuda.get_device_capability(device)) >= (8, 0):
+# -            return torch.bfloat16, False
+# -        return torch.float16, True
+# -    return torch.bfloat16, False
+# +    if device.type == "cuda" and torch.cuda.get_device_capability(device) >= (8, 0):
+# +        return torch.bfloat16, False
+# +    return torch.float16, True
+# ```
+#
+# **alternative `capability-major`**: compares the major version only
+# ```python
+# def choose_amp_dtype(device):
+#     if torch.device(device).type != "cuda":
+#         return torch.bfloat16, False
+#     major, _minor = torch.cuda.get_device_capability(device)
+#     return (torch.bfloat16, False) if major >= 8 else (torch.float16, True)
+# ```
+#
+# **alternative `string-device`**: reads the device as a string
+# ```python
+# def choose_amp_dtype(device):
+#     _name = str(device)
+#     if _name.startswith("cuda") and torch.cuda.get_device_capability(device) < (8, 0):
+#         return (torch.float16, True)
+#     return (torch.bfloat16, False)
+# ```
+#
+# **alternative `warn-cpu`**: a warning on the CPU, the device index, capability as a number
+# ```python
+# import warnings
+#
+# def choose_amp_dtype(device):
+#     device = torch.device(device)
+#     if device.type == "cpu":
+#         warnings.warn("autocast on the CPU is slow for small models")
+#         return torch.bfloat16, False
+#     cap = torch.cuda.get_device_capability(device.index if device.index is not None else 0)
+#     use_bf16 = cap[0] * 10 + cap[1] >= 80
+#     return (torch.bfloat16 if use_bf16 else torch.float16), not use_bf16
+# ```
+
+# %% [markdown] id="ex4"
+# ## Exercise 4: `bf16_train_step` (2 points)
+#
+# Write `bf16_train_step(model, x, y, optimizer, criterion, device_type)`: one training step with bfloat16 autocast
+# and **no scaler**: zero the gradients, forward and loss under
+# `torch.autocast(device_type=device_type, dtype=torch.bfloat16)`, backward, optimizer step. Return the loss as a
+# Python `float`. The parameters stay float32 (no `model.bfloat16()`).
+
+# %% nbgrader={"grade": false, "grade_id": "bf16_train_step", "locked": false, "schema_version": 3, "solution": true}
+def bf16_train_step(model, x, y, optimizer, criterion, device_type) -> float:
+    """One training step under bfloat16 autocast, without a gradient scaler; returns the loss as a float."""
+    ### BEGIN SOLUTION
+    optimizer.zero_grad(set_to_none=True)
+    with torch.autocast(device_type=device_type, dtype=torch.bfloat16):
+        loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_bf16_train_step", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+import copy
+import warnings
+from gpucourse.amp import OpDtypes
+from gpucourse.checks import Check
+
+with Check("bf16_train_step") as check, warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    model = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
+    x, y = torch.randn(12, 6), torch.randint(0, 3, (12,))
+    with torch.no_grad():
+        plain_loss = torch.nn.functional.cross_entropy(model(x), y).item()   # float32, before the step
+    for p in model.parameters():
+        p.grad = torch.full_like(p, 100.0)            # stale gradients that must be zeroed
+    before = [p.detach().clone() for p in model.parameters()]
+    with OpDtypes() as ops:
+        loss = check.call(bf16_train_step, model, x, y, torch.optim.SGD(model.parameters(), lr=0.1),
+                          torch.nn.CrossEntropyLoss(), "cpu")
+    check.that(isinstance(loss, float), "Return the loss as a Python float (loss.item()).")
+    check.that(all(p.dtype == torch.float32 for p in model.parameters()),
+               "Keep the parameters float32: use autocast, not model.bfloat16().")
+    check.that(any(op in ("addmm", "mm", "matmul", "linear") and out == torch.bfloat16 for op, _, out in ops.rows),
+               "Run the forward pass under torch.autocast(device_type=device_type, dtype=torch.bfloat16).")
+    check.close(loss, plain_loss, "Return the batch's loss, computed before the step.", rel=3e-2)
+    moved = max((p.detach() - q).abs().max().item() for p, q in zip(model.parameters(), before))
+    check.that(moved > 0, "The step must update the parameters: loss.backward(), then optimizer.step().")
+    check.that(moved < 5, "The step used stale gradients: call optimizer.zero_grad() before the backward pass.")
+
+### BEGIN HIDDEN TESTS
+def _reference_bf16_step(model, x, y, optimizer, criterion, device_type):
+    optimizer.zero_grad(set_to_none=True)
+    with torch.autocast(device_type=device_type, dtype=torch.bfloat16):
+        loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+def _run_both(device_type, steps, d=6, h=8, k=3, n=12):
+    model = torch.nn.Sequential(torch.nn.Linear(d, h), torch.nn.ReLU(), torch.nn.Linear(h, k)).to(device_type)
+    for p in model.parameters():
+        p.grad = torch.full_like(p, 2.0)              # stale gradients that must be zeroed
+    twin = copy.deepcopy(model)
+    opts = [torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9) for m in (model, twin)]
+    losses = [[], []]
+    for _ in range(steps):
+        x, y = torch.randn(n, d, device=device_type), torch.randint(0, k, (n,), device=device_type)
+        losses[0].append(bf16_train_step(model, x, y, opts[0], torch.nn.CrossEntropyLoss(), device_type))
+        losses[1].append(_reference_bf16_step(twin, x, y, opts[1], torch.nn.CrossEntropyLoss(), device_type))
+    return model, twin, losses
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    _devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    for _device_type in _devices:
+        for _trial in range(2):
+            _dims = [int(v) for v in torch.randint(3, 14, (4,))]
+            _model, _twin, _losses = _run_both(_device_type, 3, *_dims)
+            assert all(isinstance(v, float) for v in _losses[0])
+            assert all(abs(a - b) <= 1e-5 * max(1.0, abs(b)) for a, b in zip(*_losses)), f"losses {_losses}"
+            for _p, _q in zip(_model.parameters(), _twin.parameters()):
+                assert _p.dtype == torch.float32
+                assert torch.allclose(_p, _q, rtol=1e-5, atol=1e-6), "parameters differ from the bf16 step"
+            assert not torch.is_autocast_enabled(_device_type)
+### END HIDDEN TESTS
+
+# %% [markdown] fixtures="bf16_train_step"
+# ### Mistakes and correct alternatives for `bf16_train_step` (author-only: in no generated notebook)
+#
+# **mistake `model-bfloat16`**, sample, loses `test_bf16_train_step`: converts the model to bfloat16
+# ```diff
+# @@
+# -    optimizer.zero_grad(set_to_none=True)
+# -    with torch.autocast(device_type=device_type, dtype=torch.bfloat16):
+# -        loss = criterion(model(x), y)
+# +    model.bfloat16()
+# +    optimizer.zero_grad()
+# +    loss = criterion(model(x.bfloat16()).float(), y)
+# ```
+#
+# **mistake `float16`**, loses `test_bf16_train_step`: autocasts to float16
+# ```diff
+# @@
+# -    optimizer.zero_grad(set_to_none=True)
+# -    with torch.autocast(device_type=device_type, dtype=torch.bfloat16):
+# +    optimizer.zero_grad()
+# +    with torch.autocast(device_type=device_type, dtype=torch.float16):
+# ```
+#
+# **mistake `no-autocast`**, loses `test_bf16_train_step`: plain float32
+# ```diff
+# @@
+# -    optimizer.zero_grad(set_to_none=True)
+# -    with torch.autocast(device_type=device_type, dtype=torch.bfloat16):
+# -        loss = criterion(model(x), y)
+# +    optimizer.zero_grad()
+# +    loss = criterion(model(x), y)
+# ```
+#
+# **mistake `no-zero-grad`**, loses `test_bf16_train_step`: gradients accumulate
+# ```diff
+# @@
+# -    optimizer.zero_grad(set_to_none=True)
+# ```
+#
+# **mistake `returns-tensor`**, loses `test_bf16_train_step`: returns the loss tensor
+# ```diff
+# @@
+# -    optimizer.zero_grad(set_to_none=True)
+# +    optimizer.zero_grad()
+# @@
+# -    return loss.item()
+# +    return loss
+# ```
+#
+# **alternative `amp-autocast`**: torch.amp.autocast, zero_grad() to zeros, float(loss)
+# ```python
+# def bf16_train_step(model, x, y, optimizer, criterion, device_type) -> float:
+#     optimizer.zero_grad()
+#     with torch.amp.autocast(device_type=device_type, dtype=torch.bfloat16):
+#         _loss = criterion(model(x), y)
+#     _loss.backward()
+#     optimizer.step()
+#     return float(_loss)
+# ```
+#
+# **alternative `manual-zero`**: clears the gradients through the optimizer's groups, a print
+# ```python
+# def bf16_train_step(model, x, y, optimizer, criterion, device_type) -> float:
+#     for group in optimizer.param_groups:
+#         for p in group["params"]:
+#             p.grad = None
+#     with torch.autocast(device_type, torch.bfloat16):
+#         out = model(x)
+#         loss = criterion(out, y)
+#     loss.backward()
+#     optimizer.step()
+#     print("step loss", loss.item())
+#     return loss.detach().item()
+# ```
+#
+# **alternative `loss-outside`**: the loss in float32 after the block (what autocast does for cross-entropy)
+# ```python
+# def bf16_train_step(model, x, y, optimizer, criterion, device_type) -> float:
+#     optimizer.zero_grad(set_to_none=True)
+#     with torch.autocast(device_type=device_type, dtype=torch.bfloat16):
+#         logits = model(x)
+#     loss = criterion(logits.float(), y)
+#     loss.backward()
+#     optimizer.step()
+#     return loss.item()
+# ```
+
+# %% [markdown] id="s4"
+# ## 3. No scaler, and the price
+#
+# bfloat16's range is float32's, so the gradients that float16 loses in notebook 05 survive without any scaling.
+# The price is precision: a bfloat16 number carries 8 significant bits, which is why the parameters (and the
+# optimizer's arithmetic) stay float32 under autocast.
+
+# %% id="s4-demo"
+tiny = torch.tensor([1e-8, 1e-12, 1e-20, 1e-30])
+print("tiny gradients in float16: ", tiny.half().tolist())
+print("tiny gradients in bfloat16:", [f"{v:.3g}" for v in tiny.bfloat16().float().tolist()])
+print("1 + 2**-8 in bfloat16:", (torch.tensor(1.0, dtype=torch.bfloat16) + 2**-8).item(),
+      "| in float16:", (torch.tensor(1.0, dtype=torch.float16) + 2**-8).item())
+
+# %% id="s4-train"
+from torch.utils.data import DataLoader
+from gpucourse.data import fashion_mnist, float_dataset
+
+train_set = float_dataset(fashion_mnist(train=True), limit=1_024 if QUICK else 20_000)
+if needs("choose_amp_dtype", "bf16_train_step"):
+    amp_device = "cuda" if DEVICE.type == "cuda" else "cpu"
+    dtype, use_scaler = choose_amp_dtype(DEVICE)
+    print(f"choose_amp_dtype({DEVICE}) -> {dtype}, scaler: {use_scaler}")
+    if dtype != torch.bfloat16:
+        print("This GPU would train in float16 with a scaler; the demo runs bfloat16 anyway "
+              "(emulated here: no bfloat16 tensor cores).")
+    curves = {}
+    for name in ("float32", "bfloat16 autocast, no scaler"):
+        torch.manual_seed(0)
+        model = make_mlp().to(DEVICE)
+        optimizer = torch.optim.AdamW(model.parameters(), lr=2e-3)
+        curves[name] = []
+        for epoch in range(1 if QUICK else 3):
+            for xb, yb in DataLoader(train_set, batch_size=256, shuffle=True, drop_last=True):
+                xb, yb = xb.to(DEVICE), yb.to(DEVICE)
+                if name == "float32":
+                    optimizer.zero_grad()
+                    loss = F.cross_entropy(model(xb), yb)
+                    loss.backward()
+                    optimizer.step()
+                    curves[name].append(loss.item())
+                else:
+                    curves[name].append(bf16_train_step(model, xb, yb, optimizer, F.cross_entropy, amp_device))
+    fig, ax = plt.subplots(figsize=(8, 3))
+    for name, losses in curves.items():
+        ax.plot(losses, label=name)
+    ax.set(xlabel="step", ylabel="training loss", title=f"bfloat16 autocast trains like float32 (on {DEVICE.type})")
+    ax.legend()
+    plt.show()
+
+# %% [markdown] id="summary"
+# ## Summary
+#
+# - float16: 5 exponent bits, 10 mantissa bits: precise, range 6·10⁻⁸ to 65504. bfloat16: float32's 8 exponent bits,
+#   7 mantissa bits: float32's range, 8 times coarser.
+# - bfloat16 needs no gradient scaler. It is native on compute capability ≥ 8.0 (A100, A10, L4, RTX 30xx/40xx,
+#   H100 ...); on a T4 `is_bf16_supported()` says True by emulation, so decide by capability: float16 plus
+#   `GradScaler` on a T4, bfloat16 on Ampere and newer and on the CPU.

@@ -1,0 +1,1157 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] id="title"
+# `torch.compile(model)` returns at once and does nothing yet. The work happens at the **first call**: Dynamo reads
+# your Python, captures the tensor operations as a graph, and hands the graph to a backend that generates code. Later
+# calls reuse that code for as long as its *guards* (shapes, dtypes, global state) still hold. This notebook measures
+# each of those steps instead of promising a speed-up.
+#
+# **You will learn to**
+# - write a custom `torch.compile` backend that records every graph it is given (`CompileCounter`);
+# - count compilations, and predict when a new batch shape recompiles: automatic dynamic shapes, `dynamic=False`,
+#   the recompile limit, and `drop_last`;
+# - time the first call (compilation included) against the steady state, correctly (`first_and_steady_ms`);
+# - combine compile with autocast, and fall back to eager mode with a clear message where compile cannot run.
+#
+# **Time:** about 35 minutes on a Colab T4, about 40 minutes on a laptop CPU (compiling with inductor on a CPU takes
+# tens of seconds, once).
+
+# %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false}
+# The shared set-up: `python -m graders build` writes its install part above these lines.
+from gpucourse.bootstrap import setup
+DEVICE, QUICK = setup()
+import torch
+from gpucourse.checks import needs  # a demonstration that runs your answers waits until they are answered
+
+
+# %% [markdown] id="recap"
+# ## Recap: what this notebook builds on
+#
+# - **Module 5**: the Fashion-MNIST MLP, `Flatten → Linear(784, 256) → ReLU → Linear(256, 10)` (`gpucourse.model.make_mlp`).
+# - **Module 6**: AdamW with a cosine schedule (`make_adamw_cosine`).
+# - **Notebook 03**: GPU work is asynchronous, so a timer must `synchronize` before it reads the clock, and a median of
+#   several calls beats one call. `gpucourse.timing` holds those helpers: `synchronize(device)` and `median_ms`.
+
+# %% id="imports"
+import logging
+import time
+
+import matplotlib.pyplot as plt
+import torch._dynamo
+from gpucourse.compiling import compile_unavailable_reason, try_compile
+from gpucourse.model import make_mlp
+from gpucourse.timing import median_ms, synchronize
+
+# inductor (the default backend) compiles to C++ on a CPU and to Triton on a GPU; both take a while the first time.
+# In quick mode (autograder, CI) the demos use "eager", which captures graphs the same way but generates no code.
+reason = compile_unavailable_reason(DEVICE)
+BACKEND = "eager" if QUICK or reason else "inductor"
+print(f"compile backend for the demos: {BACKEND!r}" + (f" (inductor unavailable: {reason})" if reason else "")
+      + (" (quick mode)" if QUICK else ""))
+
+# %% [markdown] id="s1"
+# ## 1. What `torch.compile` does, and when
+#
+# 1. **Dynamo** runs your function's Python bytecode symbolically at the first call and records the tensor operations
+#    into an FX **graph**. Anything it cannot follow (printing a tensor's value, `.item()`, unsupported Python) ends
+#    the graph: a **graph break**. The Python runs normally, and a new graph starts after it.
+# 2. Each graph comes with **guards**: the conditions it was traced under (input shapes and dtypes, autocast and grad
+#    mode, Python constants). A later call checks the guards and reuses the compiled code if they hold.
+# 3. A **backend** turns each graph into something runnable. The default, `"inductor"`, generates fused kernels
+#    (Triton on a GPU, C++/OpenMP on a CPU). `"eager"` just runs the graph as it is, and `"aot_eager"` also traces the
+#    backward pass: both are for debugging and cost almost nothing.
+#
+# A backend is just a callable `backend(gm, example_inputs)` that receives a `torch.fx.GraphModule` and returns a
+# function that runs it. So we can write our own, and it will tell us exactly what Dynamo compiled.
+
+# %% id="s1-lazy"
+model = make_mlp().to(DEVICE)
+start = time.perf_counter()
+compiled = torch.compile(model, backend=BACKEND)
+print(f"torch.compile returned a {type(compiled).__name__} in {(time.perf_counter() - start) * 1e3:.2f} ms: "
+      "nothing has been compiled yet")
+
+
+# %% [markdown] id="ex1"
+# ## Exercise 1: `CompileCounter`, a backend that records its graphs (2 points)
+#
+# Write a class `CompileCounter` whose instances are `torch.compile` backends:
+#
+# - a new instance has an attribute `graphs`, an empty **list**, of its own (not shared with other instances);
+# - calling the instance as `backend(gm, example_inputs)` appends the `torch.fx.GraphModule` `gm` itself to `graphs`
+#   and returns `gm.forward`, so that the compiled function runs the graph unchanged.
+#
+# Then `torch.compile(fn, backend=CompileCounter())` runs `fn` as usual, and `len(counter.graphs)` says how many graphs
+# were compiled. Compiling with it costs milliseconds, not the seconds inductor takes.
+
+# %% nbgrader={"grade": false, "grade_id": "CompileCounter", "locked": false, "schema_version": 3, "solution": true}
+class CompileCounter:
+    """A torch.compile backend that records every graph it receives and runs it unchanged.
+
+    counter = CompileCounter(); counter.graphs == []  (a list of this instance's own)
+    counter(gm, example_inputs) appends gm (a torch.fx.GraphModule) to counter.graphs and returns gm.forward."""
+
+    def __init__(self):
+        ### BEGIN SOLUTION
+        self.graphs = []
+        ### END SOLUTION
+
+    def __call__(self, gm, example_inputs):
+        ### BEGIN SOLUTION
+        self.graphs.append(gm)
+        return gm.forward
+        ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_CompileCounter", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+from gpucourse.checks import Check
+
+with Check("CompileCounter") as check:
+    counter = check.call(CompileCounter)
+    check.that(isinstance(getattr(counter, "graphs", None), list) and len(counter.graphs) == 0,
+               "A new CompileCounter needs an empty list in self.graphs (set it in __init__).")
+    torch._dynamo.reset()
+    def double_plus_one(x):
+        return 2 * x + 1
+    x = torch.randn(5)
+    out = check.call(torch.compile(double_plus_one, backend=counter), x)
+    check.that(isinstance(out, torch.Tensor) and torch.allclose(out, 2 * x + 1),
+               "The compiled function must compute what the original does: return gm.forward.")
+    check.equal(len(counter.graphs), 1, "One graph was compiled, so one graph must be recorded.")
+    check.that(isinstance(counter.graphs[0], torch.fx.GraphModule),
+               "Record the GraphModule gm itself, not its .graph, its inputs or a number.")
+
+### BEGIN HIDDEN TESTS
+import torch.fx as _fx
+_first = CompileCounter()
+_second = CompileCounter()
+assert _second.graphs is not _first.graphs, "each instance needs its own list"
+torch._dynamo.reset()
+def _with_break(x):
+    y = torch.cos(x) * 3
+    torch._dynamo.graph_break()
+    return y - x.sum()
+_x = torch.randn(int(torch.randint(3, 9, (1,))))
+_out = torch.compile(_with_break, backend=_second)(_x)
+assert torch.allclose(_out, torch.cos(_x) * 3 - _x.sum(), atol=1e-6), "the compiled function must run the graphs"
+assert len(_second.graphs) == 2, "a graph break makes two graphs; both must be recorded"
+assert len(_first.graphs) == 0, "another instance's graphs must not appear here (no class-level list)"
+assert all(isinstance(_g, _fx.GraphModule) for _g in _second.graphs)
+# called directly, the way Dynamo calls it
+_lin = torch.nn.Linear(int(torch.randint(2, 6, (1,))), 3)
+_gm = _fx.symbolic_trace(_lin)
+_third = CompileCounter()
+_runner = _third(_gm, [torch.randn(4, _lin.in_features)])
+assert callable(_runner) and not isinstance(_runner, torch.Tensor), "return a callable that runs the graph"
+_xin = torch.randn(6, _lin.in_features)
+assert torch.allclose(_runner(_xin), _lin(_xin)), "the returned callable must run gm"
+assert len(_third.graphs) == 1 and _third.graphs[0] is _gm, "append gm itself"
+_third(_gm, [torch.randn(2, _lin.in_features)])
+assert len(_third.graphs) == 2, "every call records one more graph"
+torch._dynamo.reset()
+### END HIDDEN TESTS
+
+# %% [markdown] fixtures="CompileCounter"
+# ### Mistakes and correct alternatives for `CompileCounter` (author-only: in no generated notebook)
+#
+# **mistake `class-level-list`**, sample, loses `test_CompileCounter`: one list shared by every instance
+# ```diff
+# @@
+# -
+# -    def __init__(self):
+# -        self.graphs = []
+# +    graphs = []
+# ```
+#
+# **mistake `returns-none`**, loses `test_CompileCounter`: records the graph but returns nothing to run
+# ```diff
+# @@
+# -
+#      def __init__(self):
+# @@
+#          self.graphs.append(gm)
+# -        return gm.forward
+# ```
+#
+# **mistake `returns-output`**, loses `test_CompileCounter`: returns the graph's output instead of a callable
+# ```diff
+# @@
+# -
+#      def __init__(self):
+# @@
+#          self.graphs.append(gm)
+# -        return gm.forward
+# +        return gm(*example_inputs)
+# ```
+#
+# **mistake `records-inputs`**, loses `test_CompileCounter`: records the example inputs, not the graph
+# ```diff
+# @@
+# -
+#      def __init__(self):
+# @@
+#      def __call__(self, gm, example_inputs):
+# -        self.graphs.append(gm)
+# +        self.graphs.append(example_inputs)
+# ```
+#
+# **mistake `records-fx-graph`**, loses `test_CompileCounter`: records gm.graph (a torch.fx.Graph), not the GraphModule
+# ```diff
+# @@
+# -
+#      def __init__(self):
+# @@
+#      def __call__(self, gm, example_inputs):
+# -        self.graphs.append(gm)
+# +        self.graphs.append(gm.graph)
+# ```
+#
+# **mistake `int-counter`**, loses `test_CompileCounter`: counts with an int instead of recording the graphs
+# ```diff
+# @@
+# -
+#      def __init__(self):
+# -        self.graphs = []
+# +        self.graphs = 0
+#  
+#      def __call__(self, gm, example_inputs):
+# -        self.graphs.append(gm)
+# +        self.graphs += 1
+# ```
+#
+# **mistake `records-first-only`**, loses `test_CompileCounter`: records only the first graph
+# ```diff
+# @@
+# -
+#      def __init__(self):
+# @@
+#      def __call__(self, gm, example_inputs):
+# -        self.graphs.append(gm)
+# +        if not self.graphs:
+# +            self.graphs.append(gm)
+# ```
+#
+# **alternative `return-gm`**: returns gm itself (a callable that runs the graph)
+# ```python
+# class CompileCounter:
+#     """My counting backend."""
+#     def __init__(self):
+#         self.graphs = list()
+#
+#     def __call__(self, gm, example_inputs):
+#         self.graphs += [gm]
+#         return gm
+# ```
+#
+# **alternative `lambda-runner`**: a lambda that calls gm, a private counter named _calls
+# ```python
+# class CompileCounter:
+#     def __init__(self):
+#         self.graphs = []
+#         self._calls = 0
+#
+#     def __call__(self, gm, example_inputs):
+#         self._calls += 1
+#         self.graphs.append(gm)
+#         return lambda *args: gm(*args)
+# ```
+#
+# **alternative `switch-and-print`**: sets the recompile switch 07 teaches, prints each graph
+# ```python
+# torch._dynamo.config.recompile_limit = 64
+# torch._dynamo.config.cache_size_limit = 64
+#
+# class CompileCounter:
+#     def __init__(self):
+#         self.graphs: list = []
+#
+#     def __call__(self, gm: torch.fx.GraphModule, example_inputs):
+#         print(f"graph {len(self.graphs) + 1}: {len(list(gm.graph.nodes))} nodes")
+#         self.graphs.append(gm)
+#         return gm.forward
+# ```
+
+# %% [markdown] id="s1-graph"
+# ### What Dynamo captured
+#
+# With your counter as the backend, we can read the graph Dynamo captured for the MLP (`gm.code` is its Python
+# source) and see a graph break split a function in two.
+
+# %% id="s1-graph-demo"
+if needs("CompileCounter"):
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    mlp = torch.compile(make_mlp().to(DEVICE), backend=counter)
+    mlp(torch.randn(8, 1, 28, 28, device=DEVICE))
+    print(f"{len(counter.graphs)} graph; its code:")
+    print(counter.graphs[0].code.strip())
+
+    def noisy_forward(x):
+        h = torch.relu(x @ x.T)
+        print("mean activation:", h.mean().item())   # .item() needs the value now: a graph break
+        return h.sum()
+
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    torch.compile(noisy_forward, backend=counter)(torch.randn(4, 4))
+    print(f"noisy_forward compiled into {len(counter.graphs)} graphs (the .item() and the print run as plain Python)")
+
+
+# %% [markdown] id="ex2"
+# ## Exercise 2: `count_compilations` (3 points)
+#
+# Write `count_compilations(model, batch_sizes, dynamic)` that returns **how many graphs were compiled** when `model`
+# is compiled with `torch.compile(model, backend=counter, dynamic=dynamic)` and called once per batch size:
+#
+# - start from a **fresh compile state**: `torch._dynamo.reset()` first (Dynamo caches compiled code per Python code
+#   object, across models, and counts recompiles against a limit);
+# - use a new `CompileCounter` as the backend, and pass `dynamic` on unchanged (`None`, `False` or `True`);
+# - for each `b` in `batch_sizes`, in order, call the compiled model once on `torch.randn(b, 1, 28, 28)` created on the
+#   device of the model's parameters (every model here takes Fashion-MNIST-shaped images);
+# - return `len(counter.graphs)` as an `int`.
+#
+# Count, don't compute: a graph break or a guard you did not expect changes the answer, and the point is to find out.
+
+# %% nbgrader={"grade": false, "grade_id": "count_compilations", "locked": false, "schema_version": 3, "solution": true}
+def count_compilations(model, batch_sizes, dynamic) -> int:
+    """Number of graphs compiled when model is compiled with a CompileCounter backend and the given dynamic,
+    after torch._dynamo.reset(), and called once per batch size on torch.randn(b, 1, 28, 28) (on the
+    model's device)."""
+    ### BEGIN SOLUTION
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    compiled = torch.compile(model, backend=counter, dynamic=dynamic)
+    device = next(model.parameters()).device
+    for b in batch_sizes:
+        compiled(torch.randn(b, 1, 28, 28, device=device))
+    return len(counter.graphs)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_count_compilations", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+import torch._dynamo.testing as _dynamo_testing
+
+class _ReferenceCounter(_dynamo_testing.CompileCounter):
+    """torch's own counting backend with a .graphs list: graded on its own, a bug in CompileCounter costs once."""
+    def __init__(self):
+        super().__init__()
+        self.graphs = []
+    def __call__(self, gm, example_inputs):
+        self.graphs.append(gm)
+        return super().__call__(gm, example_inputs)
+
+_students_counter, CompileCounter = CompileCounter, _ReferenceCounter
+### END HIDDEN TESTS
+from gpucourse.checks import Check
+from gpucourse.model import make_mlp
+
+with Check("count_compilations") as check:
+    n = check.call(count_compilations, make_mlp(hidden=32), [4, 8], False)
+    check.that(isinstance(n, int), "Return an int: len(counter.graphs).")
+    check.equal(n, 2, "With dynamic=False every new batch size compiles a new graph.")
+    check.equal(count_compilations(make_mlp(hidden=32), [4, 4, 4], False), 1,
+                "The same shape three times reuses the first graph.")
+    check.equal(count_compilations(make_mlp(hidden=32), [4, 8, 16], None), 2,
+                "With the default dynamic=None, the first new shape recompiles once, with a dynamic batch size.")
+
+### BEGIN HIDDEN TESTS
+import logging as _logging
+_dynamo_log = _logging.getLogger("torch._dynamo")
+_old_level = _dynamo_log.level
+_dynamo_log.setLevel(_logging.ERROR)
+try:
+    def _reference(model, sizes, dynamic):
+        torch._dynamo.reset()
+        _c = _dynamo_testing.CompileCounter()
+        _m = torch.compile(model, backend=_c, dynamic=dynamic)
+        for _b in sizes:
+            _m(torch.randn(_b, 1, 28, 28))
+        torch._dynamo.reset()
+        return _c.frame_count
+
+    class _Breaking(torch.nn.Module):
+        """An MLP with a graph break in the middle: two graphs per compilation."""
+        def __init__(self, hidden):
+            super().__init__()
+            self.a, self.b = torch.nn.Linear(784, hidden), torch.nn.Linear(hidden, 10)
+        def forward(self, x):
+            h = torch.relu(self.a(x.flatten(1)))
+            torch._dynamo.graph_break()
+            return self.b(h)
+
+    _gen = torch.Generator().manual_seed(torch.seed() % 2**31)
+    # distinct batch sizes: not 0 or 1 (special), and not 28, the image's side: with dynamic=True a first batch
+    # of 28 is "duck-sized" to the same symbol as the 28x28 dimensions, and the next batch size recompiles
+    _sizes = [_s for _s in range(2, 42) if _s != 28]
+    _a, _b, _c3 = [_sizes[_i] for _i in torch.randperm(len(_sizes), generator=_gen)[:3].tolist()]
+    _breaking = _Breaking(int(torch.randint(8, 40, (1,), generator=_gen)))
+    _cases = [
+        (make_mlp(hidden=16, seed=None), [_a, _b, _c3], False, 3),
+        (make_mlp(hidden=16, seed=None), [_a, _b, _c3], None, 2),
+        (make_mlp(hidden=16, seed=None), [_a, _b, _a, _b], False, 2),   # cached graphs are reused
+        (make_mlp(hidden=16, seed=None), [_a, _b], True, 1),
+        (_breaking, [_a, _b], False, _reference(_breaking, [_a, _b], False)),   # counted, not computed
+    ]
+    for _model, _bs, _dyn, _expected in _cases:
+        _got = count_compilations(_model, _bs, _dyn)
+        assert type(_got) is int, "an int"
+        assert _got == _expected, f"batch sizes {_bs}, dynamic={_dyn}: expected {_expected}, got {_got}"
+    # the same question twice gets the same answer: a fresh compile state and a fresh counter each time
+    _m = make_mlp(hidden=8, seed=None)
+    assert count_compilations(_m, [_c3, _a, _b], None) == 2
+    assert count_compilations(_m, [_c3, _a, _b], None) == 2, "start from a fresh compile state (torch._dynamo.reset())"
+    torch._dynamo.reset()
+finally:
+    _dynamo_log.setLevel(_old_level)
+    CompileCounter = _students_counter
+### END HIDDEN TESTS
+
+# %% [markdown] fixtures="count_compilations"
+# ### Mistakes and correct alternatives for `count_compilations` (author-only: in no generated notebook)
+#
+# **mistake `no-reset`**, sample, loses `test_count_compilations`: no fresh compile state: earlier compilations leak in
+# ```diff
+# @@
+# -    torch._dynamo.reset()
+# ```
+#
+# **mistake `ignores-dynamic`**, loses `test_count_compilations`: never passes dynamic on
+# ```diff
+# @@
+# -    compiled = torch.compile(model, backend=counter, dynamic=dynamic)
+# -    device = next(model.parameters()).device
+# +    compiled = torch.compile(model, backend=counter)
+# @@
+# -        compiled(torch.randn(b, 1, 28, 28, device=device))
+# +        compiled(torch.randn(b, 1, 28, 28))
+# ```
+#
+# **mistake `always-dynamic`**, loses `test_count_compilations`: compiles with dynamic=True whatever it is asked
+# ```diff
+# @@
+# -    compiled = torch.compile(model, backend=counter, dynamic=dynamic)
+# -    device = next(model.parameters()).device
+# +    compiled = torch.compile(model, backend=counter, dynamic=True)
+# @@
+# -        compiled(torch.randn(b, 1, 28, 28, device=device))
+# +        compiled(torch.randn(b, 1, 28, 28))
+# ```
+#
+# **mistake `distinct-sizes`**, loses `test_count_compilations`: assumes one graph per distinct size, and counts nothing
+# ```diff
+# @@
+# -    torch._dynamo.reset()
+# -    counter = CompileCounter()
+# -    compiled = torch.compile(model, backend=counter, dynamic=dynamic)
+# -    device = next(model.parameters()).device
+# -    for b in batch_sizes:
+# -        compiled(torch.randn(b, 1, 28, 28, device=device))
+# -    return len(counter.graphs)
+# +    return len(set(batch_sizes))
+# ```
+#
+# **mistake `formula`**, loses `test_count_compilations`: computes the textbook answer; a graph break doubles it
+# ```diff
+# @@
+# -    torch._dynamo.reset()
+# -    counter = CompileCounter()
+# -    compiled = torch.compile(model, backend=counter, dynamic=dynamic)
+# -    device = next(model.parameters()).device
+# -    for b in batch_sizes:
+# -        compiled(torch.randn(b, 1, 28, 28, device=device))
+# -    return len(counter.graphs)
+# +    distinct = len(set(batch_sizes))
+# +    if dynamic is True:
+# +        return 1
+# +    if dynamic is None:
+# +        return min(distinct, 2)
+# +    return min(distinct, 8)
+# ```
+#
+# **mistake `counts-calls`**, loses `test_count_compilations`: returns the number of calls, not of graphs
+# ```diff
+# @@
+# -    device = next(model.parameters()).device
+# @@
+# -        compiled(torch.randn(b, 1, 28, 28, device=device))
+# -    return len(counter.graphs)
+# +        compiled(torch.randn(b, 1, 28, 28))
+# +    return len(batch_sizes)
+# ```
+#
+# **mistake `shared-counter`**, loses `test_count_compilations`: one counter for every call: the counts accumulate
+# ```diff
+# @@
+# +_COUNTER = None
+# +
+#  def count_compilations(model, batch_sizes, dynamic) -> int:
+# @@
+#      model's device)."""
+# +    global _COUNTER
+#      torch._dynamo.reset()
+# -    counter = CompileCounter()
+# -    compiled = torch.compile(model, backend=counter, dynamic=dynamic)
+# -    device = next(model.parameters()).device
+# +    if _COUNTER is None:
+# +        _COUNTER = CompileCounter()
+# +    compiled = torch.compile(model, backend=_COUNTER, dynamic=dynamic)
+#      for b in batch_sizes:
+# -        compiled(torch.randn(b, 1, 28, 28, device=device))
+# -    return len(counter.graphs)
+# +        compiled(torch.randn(b, 1, 28, 28))
+# +    return len(_COUNTER.graphs)
+# ```
+#
+# **alternative `device-of-param`**: creates the input then moves it, locals named _b/_device
+# ```python
+# def count_compilations(model, batch_sizes, dynamic) -> int:
+#     torch._dynamo.reset()
+#     counter = CompileCounter()
+#     compiled = torch.compile(model, backend=counter, dynamic=dynamic)
+#     _device = next(iter(model.parameters())).device
+#     for _b in batch_sizes:
+#         compiled(torch.randn(_b, 1, 28, 28).to(_device))
+#     return int(len(counter.graphs))
+# ```
+#
+# **alternative `no-grad-loop`**: makes every input first
+# ```python
+# import torch._dynamo
+#
+# def count_compilations(model, batch_sizes, dynamic) -> int:
+#     torch._dynamo.reset()
+#     backend = CompileCounter()
+#     fn = torch.compile(model, dynamic=dynamic, backend=backend)
+#     device = next(model.parameters()).device
+#     inputs = [torch.randn(b, 1, 28, 28, device=device) for b in batch_sizes]
+#     for x in inputs:
+#         fn(x)
+#     return len(backend.graphs)
+# ```
+#
+# **alternative `switch-limit`**: raises the recompile limit inside the function
+# ```python
+# import warnings
+#
+# def count_compilations(model, batch_sizes, dynamic) -> int:
+#     torch._dynamo.config.recompile_limit = max(64, torch._dynamo.config.recompile_limit)
+#     torch._dynamo.reset()
+#     graphs = CompileCounter()
+#     compiled = torch.compile(model, backend=graphs, dynamic=dynamic)
+#     for size in list(batch_sizes):
+#         with warnings.catch_warnings():
+#             warnings.simplefilter("ignore")
+#             compiled(torch.randn(size, 1, 28, 28, device=next(model.parameters()).device))
+#     return len(graphs.graphs)
+# ```
+
+# %% [markdown] id="s2"
+# ## 2. Recompilation when the batch shape changes
+#
+# Every compiled graph is guarded on the shapes it was traced with. A batch of a new size fails the guard, and Dynamo
+# compiles **another** graph, kept *beside* the first one. What it compiles depends on `dynamic`:
+#
+# | `dynamic=` | first call | a new batch size | later new sizes |
+# |---|---|---|---|
+# | `None` (default) | static graph | **one** recompile, with the batch dimension symbolic ("automatic dynamic shapes") | reuse the dynamic graph |
+# | `False` | static graph | a new static graph per size | … up to `torch._dynamo.config.recompile_limit` (8), then **eager** |
+# | `True` | dynamic graph at once | reused | reused |
+#
+# `TORCH_LOGS=recompiles` (an environment variable, set before Python starts) or `torch._logging.set_logs(recompiles=True)`
+# prints every recompile with the guard that failed:
+
+# %% id="s2-logs"
+if needs("CompileCounter"):
+    torch._dynamo.reset()
+    torch._logging.set_logs(recompiles=True)
+    counter = CompileCounter()
+    mlp = torch.compile(make_mlp().to(DEVICE), backend=counter)   # dynamic=None, the default
+    for b in (32, 64, 128, 256):
+        mlp(torch.randn(b, 1, 28, 28, device=DEVICE))
+    torch._logging.set_logs()                                      # back to the default logging
+    print(f"4 batch sizes, {len(counter.graphs)} graphs. Input shapes each graph was traced with:")
+    for i, gm in enumerate(counter.graphs):
+        inputs = [node.meta.get("example_value") for node in gm.graph.nodes if node.op == "placeholder"]
+        images = [v for v in inputs if isinstance(v, torch.Tensor) and v.dim() == 4]
+        symbols = [v for v in inputs if isinstance(v, torch.SymInt)]
+        print(f"  graph {i}: image batch shape {tuple(images[0].shape)}"
+              + (f", with the symbolic size {symbols[0]} as an extra input" if symbols else ""))
+
+# %% [markdown] id="s2-read"
+# The log (on stderr, shaded red) names the guard that failed: `tensor ... size mismatch at index 0. expected 32,
+# actual 64`. The second graph takes the batch size itself as an extra first input, a **symbol** (in torch 2.14 it is named
+# `s33`; the name varies between versions), and its image input has the shape `(s33, 1, 28, 28)`: that graph serves
+# 64, 128 and 256 alike.
+
+# %% [markdown] id="s2-myth"
+# > **Myth vs. current PyTorch:** "Compilation is invalidated when the input shapes change, so a new shape throws your
+# > compiled model away." A guard failure adds a new compiled entry *next to* the old one, which stays cached. With the
+# > default `dynamic=None` the first change recompiles **once** with a dynamic batch size, and later sizes reuse it.
+# > Only `dynamic=False` (or a batch of size 0 or 1, which is always specialized) recompiles for every size, up to the
+# > recompile limit (8 by default), and then that function **runs eagerly**: correct, but no longer compiled.
+
+# %% id="s2-myth-demo"
+print(f"torch {torch.__version__}: recompile_limit = {torch._dynamo.config.recompile_limit} "
+      "(older versions call it cache_size_limit)")
+if needs("CompileCounter", "count_compilations"):
+    mlp = make_mlp(hidden=64).to(DEVICE)
+    sizes = [4, 8, 4, 16, 32, 8]          # four distinct sizes; 4 and 8 come back
+    for dynamic in (None, False, True):
+        print(f"dynamic={str(dynamic):5}: batch sizes {sizes} -> {count_compilations(mlp, sizes, dynamic)} graphs")
+    print("With dynamic=False the sizes that come back reuse their graphs: 4 graphs for 6 calls, "
+          "nothing was invalidated.")
+
+# %% [markdown] id="s2-limit"
+# ### The recompile limit
+#
+# With `dynamic=False`, each new size costs a full compilation (seconds with inductor). After
+# `recompile_limit` graphs for one function, Dynamo warns `torch._dynamo hit config.recompile_limit (8)` and runs that
+# function eagerly from then on. The figure counts graphs as more batch sizes arrive:
+
+# %% id="s2-limit-figure"
+if needs("CompileCounter"):
+    sizes = list(range(2, 13))
+    curves = {}
+    dynamo_log = logging.getLogger("torch._dynamo")
+    for dynamic in (None, False, True):
+        torch._dynamo.reset()
+        counter = CompileCounter()
+        mlp = torch.compile(make_mlp(hidden=64).to(DEVICE), backend=counter, dynamic=dynamic)
+        counts = []
+        for b in sizes:
+            out = mlp(torch.randn(b, 1, 28, 28, device=DEVICE))
+            counts.append(len(counter.graphs))
+        curves[dynamic] = counts
+    print(f"after the limit the model still works eagerly: output shape {tuple(out.shape)} for batch {sizes[-1]}")
+
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    for dynamic, counts in curves.items():
+        ax.step(range(1, len(sizes) + 1), counts, where="post", marker="o", label=f"dynamic={dynamic}")
+    ax.axhline(torch._dynamo.config.recompile_limit, color="grey", ls=":", label="recompile_limit")
+    ax.set(xlabel="distinct batch sizes seen", ylabel="graphs compiled",
+           title="Recompilation as new batch sizes arrive")
+    ax.legend()
+    plt.show()
+
+# %% [markdown] id="s3"
+# ## 3. `drop_last=True` keeps shapes stable
+#
+# A `DataLoader` over 1,000 examples with `batch_size=128` yields seven batches of 128 and a last one of 104. That
+# last batch is a new shape: with the default it triggers the dynamic recompile (and some kernels lose the
+# specialization to a known size); with `dynamic=False` it is a second static graph; and during evaluation or with a
+# varying dataset size the shapes keep changing. `drop_last=True` skips the short batch: one shape, one graph. In
+# training that loses at most `batch_size - 1` examples per epoch, a different few each epoch when shuffling.
+
+# %% id="s3-demo"
+from torch.utils.data import DataLoader, TensorDataset
+
+if needs("CompileCounter"):
+    data = TensorDataset(torch.randn(1000, 1, 28, 28), torch.randint(0, 10, (1000,)))
+    for drop_last in (False, True):
+        for dynamic in (None, False):
+            torch._dynamo.reset()
+            counter = CompileCounter()
+            mlp = torch.compile(make_mlp(hidden=64).to(DEVICE), backend=counter, dynamic=dynamic)
+            shapes = set()
+            for epoch in range(2):
+                for x, _ in DataLoader(data, batch_size=128, shuffle=True, drop_last=drop_last):
+                    mlp(x.to(DEVICE))
+                    shapes.add(len(x))
+            print(f"drop_last={drop_last!s:5} dynamic={dynamic!s:5}: batch sizes {sorted(shapes)} -> "
+                  f"{len(counter.graphs)} graph(s) over two epochs")
+
+
+# %% [markdown] id="ex3"
+# ## Exercise 3: `first_and_steady_ms` (3 points)
+#
+# Write `first_and_steady_ms(fn, x, device, repeats=10)` returning `(first_ms, steady_median_ms)`:
+#
+# - `fn` has just been compiled and **never called**: its first call `fn(x)` includes the compilation. Time that first
+#   call on its own: it is `first_ms`. Do not call `fn` before it (a warm-up would hide exactly what we measure).
+# - Then time `repeats` more calls of `fn(x)`, **each on its own**, and return their **median** as `steady_median_ms`.
+#   So `fn` is called exactly `1 + repeats` times.
+# - The device may be asynchronous: call `synchronize(device)` (imported above from `gpucourse.timing`) before you
+#   start the clock, so that work queued earlier does not count, and after each call, before you read the clock.
+# - Use `time.perf_counter()`, and return milliseconds as two Python `float`s.
+
+# %% nbgrader={"grade": false, "grade_id": "first_and_steady_ms", "locked": false, "schema_version": 3, "solution": true}
+def first_and_steady_ms(fn, x, device, repeats=10):
+    """(first_ms, steady_median_ms) for a freshly compiled, never-called fn.
+
+    first_ms: the first fn(x), compilation included; steady_median_ms: the median of `repeats` later calls,
+    each timed on its own. synchronize(device) before starting the clock and after each call. Milliseconds."""
+    ### BEGIN SOLUTION
+    import statistics
+
+    def timed_call():
+        synchronize(device)
+        start = time.perf_counter()
+        fn(x)
+        synchronize(device)
+        return (time.perf_counter() - start) * 1e3
+
+    first_ms = timed_call()
+    steady = [timed_call() for _ in range(repeats)]
+    return float(first_ms), float(statistics.median(steady))
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_first_and_steady_ms", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+from gpucourse.checks import Check
+from gpucourse.simdevice import simulated_accelerator
+
+class FakeCompiled:
+    """Stands in for a freshly compiled function on the simulated GPU of notebook 03: each call queues its
+    work (in ms) and returns at once; the first call carries the compilation."""
+    def __init__(self, gpu, durations_ms):
+        self.gpu, self.durations, self.calls = gpu, list(durations_ms), []
+    def __call__(self, x):
+        self.calls.append(x)
+        self.gpu.launch(self.durations[min(len(self.calls), len(self.durations)) - 1])
+        return x
+
+with Check("first_and_steady_ms") as check:
+    with simulated_accelerator("cuda") as gpu:      # torch.cuda is the simulated device here
+        fn = FakeCompiled(gpu, [80.0] + [8.0] * 10)
+        x = torch.randn(3)
+        result = check.call(first_and_steady_ms, fn, x, torch.device("cuda"))
+    check.that(isinstance(result, tuple) and len(result) == 2, "Return a tuple (first_ms, steady_median_ms).")
+    first, steady = result
+    check.equal(len(fn.calls), 11, "Call fn(x) once, then `repeats` (default 10) more times: no warm-up.")
+    check.that(all(c is x for c in fn.calls), "Call fn with x.")
+    check.that(first > 1.0, "first_ms is in milliseconds, and a GPU call returns before its work is done: "
+               "synchronize(device) after the call, before reading the clock.")
+    check.that(70 <= first <= 140, "The first call (80 ms here, compilation included) must be timed on its own, "
+               "in milliseconds.")
+    check.that(7 <= steady <= 25, "Each later call takes 8 ms here: time each one, synchronized, and take the median.")
+
+### BEGIN HIDDEN TESTS
+import random as _random
+for _trial in range(2):
+    _rng = _random.Random()
+    _repeats = _rng.randint(5, 9)
+    _fast, _slow, _first_ms, _pending_ms = 8.0, 80.0, 80.0, 150.0
+    _slow_at = {0, _repeats - 1} | ({_rng.randint(1, _repeats - 2)} if _repeats >= 7 else set())
+    _durations = [_first_ms] + [_slow if _i in _slow_at else _fast for _i in range(_repeats)]
+    with simulated_accelerator("cuda") as _gpu:
+        _fn = FakeCompiled(_gpu, _durations)
+        _x = torch.randn(2)
+        _gpu.launch(_pending_ms)         # work queued before the call (x was just computed) must not count
+        _first, _steady = first_and_steady_ms(_fn, _x, torch.device("cuda"), repeats=_repeats)
+    assert isinstance(_first, float) and isinstance(_steady, float), "two floats"
+    assert len(_fn.calls) == 1 + _repeats, "fn is called exactly 1 + repeats times"
+    assert _first >= _first_ms * 0.95, "the first call must be timed, synchronized, in ms, with no warm-up"
+    assert _first <= _first_ms + 60, "synchronize before starting the clock: earlier queued work counted"
+    assert _fast * 0.9 <= _steady <= _fast + 15, \
+        "the median of the later calls, each timed on its own and synchronized"
+### END HIDDEN TESTS
+
+# %% [markdown] fixtures="first_and_steady_ms"
+# ### Mistakes and correct alternatives for `first_and_steady_ms` (author-only: in no generated notebook)
+#
+# **mistake `warmup-first`**, sample, loses `test_first_and_steady_ms`: warms up first, so the first timed call is already compiled
+# ```diff
+# @@
+# -
+# -    def timed_call():
+# +    fn(x)
+# +    times = []
+# +    for _ in range(repeats + 1):
+# @@
+# -        return (time.perf_counter() - start) * 1e3
+# +        times.append((time.perf_counter() - start) * 1e3)
+# +    return times[0], statistics.median(times[1:])
+# @@
+# -    first_ms = timed_call()
+# -    steady = [timed_call() for _ in range(repeats)]
+# -    return float(first_ms), float(statistics.median(steady))
+# -
+# ```
+#
+# **mistake `no-synchronize`**, loses `test_first_and_steady_ms`: times the launches only: the GPU work is still queued
+# ```diff
+# @@
+# -
+# -    def timed_call():
+# -        synchronize(device)
+# +    times = []
+# +    for _ in range(repeats + 1):
+# @@
+# -        synchronize(device)
+# -        return (time.perf_counter() - start) * 1e3
+# +        times.append((time.perf_counter() - start) * 1e3)
+# +    return times[0], statistics.median(times[1:])
+# @@
+# -    first_ms = timed_call()
+# -    steady = [timed_call() for _ in range(repeats)]
+# -    return float(first_ms), float(statistics.median(steady))
+# -
+# ```
+#
+# **mistake `mean-not-median`**, loses `test_first_and_steady_ms`: the mean, which a few slow calls drag up
+# ```diff
+# @@
+# -    import statistics
+# -
+# -    def timed_call():
+# +    times = []
+# +    for _ in range(repeats + 1):
+# @@
+# -        return (time.perf_counter() - start) * 1e3
+# +        times.append((time.perf_counter() - start) * 1e3)
+# +    return times[0], sum(times[1:]) / repeats
+# @@
+# -    first_ms = timed_call()
+# -    steady = [timed_call() for _ in range(repeats)]
+# -    return float(first_ms), float(statistics.median(steady))
+# -
+# ```
+#
+# **mistake `one-steady-call`**, loses `test_first_and_steady_ms`: times a single steady call
+# ```diff
+# @@
+# -    import statistics
+# -
+# -    def timed_call():
+# +    def timed():
+#          synchronize(device)
+# @@
+#          return (time.perf_counter() - start) * 1e3
+# +    first = timed()
+# +    steady = timed()
+# +    for _ in range(repeats - 1):
+# +        fn(x)
+# +    return first, steady
+#  
+# -    first_ms = timed_call()
+# -    steady = [timed_call() for _ in range(repeats)]
+# -    return float(first_ms), float(statistics.median(steady))
+# -
+# ```
+#
+# **mistake `seconds`**, loses `test_first_and_steady_ms`: returns seconds, not milliseconds
+# ```diff
+# @@
+# -
+# -    def timed_call():
+# +    times = []
+# +    for _ in range(repeats + 1):
+# @@
+# -        return (time.perf_counter() - start) * 1e3
+# +        times.append(time.perf_counter() - start)
+# +    return times[0], statistics.median(times[1:])
+# @@
+# -    first_ms = timed_call()
+# -    steady = [timed_call() for _ in range(repeats)]
+# -    return float(first_ms), float(statistics.median(steady))
+# -
+# ```
+#
+# **mistake `no-sync-before-start`**, loses `test_first_and_steady_ms`: work queued before the first call is counted in it
+# ```diff
+# @@
+# -
+# -    def timed_call():
+# -        synchronize(device)
+# +    times = []
+# +    for _ in range(repeats + 1):
+# @@
+# -        return (time.perf_counter() - start) * 1e3
+# +        times.append((time.perf_counter() - start) * 1e3)
+# +    return times[0], statistics.median(times[1:])
+# @@
+# -    first_ms = timed_call()
+# -    steady = [timed_call() for _ in range(repeats)]
+# -    return float(first_ms), float(statistics.median(steady))
+# -
+# ```
+#
+# **mistake `block-average`**, loses `test_first_and_steady_ms`: one timer around all the steady calls: a mean, not a median
+# ```diff
+# @@
+# -    import statistics
+# +    synchronize(device)
+# +    start = time.perf_counter()
+# +    fn(x)
+# +    synchronize(device)
+# +    first = (time.perf_counter() - start) * 1e3
+# +    start = time.perf_counter()
+# +    for _ in range(repeats):
+# +        fn(x)
+# +    synchronize(device)
+# +    return first, (time.perf_counter() - start) * 1e3 / repeats
+# @@
+# -    def timed_call():
+# -        synchronize(device)
+# -        start = time.perf_counter()
+# -        fn(x)
+# -        synchronize(device)
+# -        return (time.perf_counter() - start) * 1e3
+# -
+# -    first_ms = timed_call()
+# -    steady = [timed_call() for _ in range(repeats)]
+# -    return float(first_ms), float(statistics.median(steady))
+# -
+# ```
+#
+# **mistake `cuda-only-sync`**, loses `test_first_and_steady_ms`: synchronizes only for 'cuda:0', so never for 'cuda'
+# ```diff
+# @@
+# -
+# -    def timed_call():
+# -        synchronize(device)
+# +    times = []
+# +    for _ in range(repeats + 1):
+# +        if str(device) == "cuda:0":
+# +            torch.cuda.synchronize()
+# @@
+# -        synchronize(device)
+# -        return (time.perf_counter() - start) * 1e3
+# +        if str(device) == "cuda:0":
+# +            torch.cuda.synchronize()
+# +        times.append((time.perf_counter() - start) * 1e3)
+# +    return times[0], statistics.median(times[1:])
+# @@
+# -    first_ms = timed_call()
+# -    steady = [timed_call() for _ in range(repeats)]
+# -    return float(first_ms), float(statistics.median(steady))
+# -
+# ```
+#
+# **alternative `statistics-helper`**: an own _ms helper at module level
+# ```python
+# import statistics
+# import time
+#
+# def _ms(fn, x, device):
+#     synchronize(device)
+#     _t0 = time.perf_counter()
+#     fn(x)
+#     synchronize(device)
+#     return 1000 * (time.perf_counter() - _t0)
+#
+# def first_and_steady_ms(fn, x, device, repeats=10):
+#     first = _ms(fn, x, device)
+#     return first, statistics.median([_ms(fn, x, device) for _ in range(repeats)])
+# ```
+#
+# **alternative `torch-median`**: one loop, a median by hand
+# ```python
+# import time
+#
+# def first_and_steady_ms(fn, x, device, repeats=10):
+#     times = []
+#     for _ in range(repeats + 1):
+#         synchronize(device)
+#         start = time.perf_counter()
+#         fn(x)
+#         synchronize(device)
+#         times.append((time.perf_counter() - start) * 1e3)
+#     steady = sorted(times[1:])
+#     mid = len(steady) // 2
+#     median = steady[mid] if len(steady) % 2 else (steady[mid - 1] + steady[mid]) / 2
+#     return float(times[0]), float(median)
+# ```
+#
+# **alternative `ns-clock`**: perf_counter_ns, a print
+# ```python
+# import statistics
+# from time import perf_counter_ns
+#
+# def first_and_steady_ms(fn, x, device, repeats=10):
+#     def one():
+#         synchronize(device)
+#         t = perf_counter_ns()
+#         fn(x)
+#         synchronize(device)
+#         return (perf_counter_ns() - t) / 1e6
+#     first_ms = one()
+#     rest = [one() for _ in range(repeats)]
+#     print(f"first {first_ms:.1f} ms, then {statistics.median(rest):.1f} ms")
+#     return first_ms, statistics.median(rest)
+# ```
+
+# %% [markdown] id="s4"
+# ## 4. First call versus steady state, measured
+#
+# Your function on the MLP's forward pass: eager, then compiled. The figure times every one of the first calls, so
+# that the compilation stands out. (In quick mode the backend is `eager`: the cost shown is Dynamo's tracing only;
+# inductor's code generation adds seconds more.)
+
+# %% id="s4-demo"
+x = torch.randn(256, 1, 28, 28, device=DEVICE)
+eager_model = make_mlp().to(DEVICE)
+if needs("first_and_steady_ms"):
+    results = {"eager": first_and_steady_ms(eager_model, x, DEVICE, repeats=10)}
+    torch._dynamo.reset()
+    try:
+        results[f"compiled ({BACKEND})"] = first_and_steady_ms(torch.compile(make_mlp().to(DEVICE), backend=BACKEND), x,
+                                                                DEVICE, repeats=10)
+    except Exception as error:   # inductor can still fail at the first call (see section 7): say so, carry on eagerly
+        print(f"compiling with {BACKEND!r} failed ({type(error).__name__}); the demos continue with backend='eager'")
+        BACKEND = "eager"
+        torch._dynamo.reset()
+        results["compiled (eager)"] = first_and_steady_ms(torch.compile(make_mlp().to(DEVICE), backend=BACKEND), x,
+                                                          DEVICE, repeats=10)
+    for name, (first, steady) in results.items():
+        print(f"{name:22}: first call {first:9.2f} ms, steady median {steady:7.3f} ms, ratio {first / steady:8.1f}x")
+
+def per_call_ms(fn, n=10):
+    times = []
+    for _ in range(n):
+        synchronize(DEVICE)
+        start = time.perf_counter()
+        fn(x)
+        synchronize(DEVICE)
+        times.append((time.perf_counter() - start) * 1e3)
+    return times
+
+torch._dynamo.reset()
+fig, ax = plt.subplots(figsize=(7, 3.2))
+ax.plot(range(1, 11), per_call_ms(make_mlp().to(DEVICE)), marker="o", label="eager")
+ax.plot(range(1, 11), per_call_ms(torch.compile(make_mlp().to(DEVICE), backend=BACKEND)), marker="s",
+        label=f"compiled ({BACKEND})")
+ax.set_yscale("log")
+ax.set(xlabel="call number", ylabel="ms per call (log scale)", title=f"First call versus steady state on {DEVICE.type}")
+ax.legend()
+plt.show()
+
+
+# %% [markdown] id="s5"
+# ## 5. Speed-ups are measured, never promised
+#
+# What compile buys depends on the model, the batch, the GPU and the backend. Fusing many small elementwise operations
+# saves memory traffic; a small MLP is two matrix multiplications that cuBLAS (or the CPU's BLAS) already does well,
+# so there is little to fuse. On a T4, Triton no longer uses tensor cores for its own matmul kernels (compute
+# capability 7.5; Triton now targets 8.0+), and `mode="max-autotune"` skips its GEMM templates there ("Not enough SMs").
+# So measure the training step you will really run, in the steady state, with the compile time counted separately.
+
+# %% [markdown] id="s5-myth"
+# > **Myth vs. current PyTorch:** "`torch.compile` makes training faster, often 2x." It *can*, on models with many
+# > fusable operations on a recent GPU; on a small MLP, on a T4 or on a CPU the gain may be a few percent, zero or
+# > negative, and the first call costs seconds (section 4 and the cell below print how many here). The cell below
+# > measures it on this machine.
+
+# %% id="s5-demo"
+def make_step(model, optimizer):
+    def step(x, y):
+        optimizer.zero_grad(set_to_none=True)
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+    return step
+
+batch = 512
+xb = torch.randn(batch, 1, 28, 28, device=DEVICE)
+yb = torch.randint(0, 10, (batch,), device=DEVICE)
+steady_ms = {}
+eager_model = make_mlp().to(DEVICE)
+eager_step = make_step(eager_model, torch.optim.AdamW(eager_model.parameters()))
+steady_ms["eager"] = median_ms(lambda: eager_step(xb, yb), DEVICE, warmup=2, repeats=5 if QUICK else 20)
+if BACKEND == "inductor":
+    torch._dynamo.reset()
+    model_c = make_mlp().to(DEVICE)
+    compiled_fn, is_compiled, note = try_compile(model_c, example_inputs=(xb,))
+    compiled_step = make_step(compiled_fn, torch.optim.AdamW(model_c.parameters()))
+    start = time.perf_counter()
+    try:
+        compiled_step(xb, yb)                   # compiles the backward pass too
+    except Exception as error:
+        print(f"the compiled backward failed ({type(error).__name__}): timing the eager model instead")
+        compiled_step, is_compiled = make_step(model_c, torch.optim.AdamW(model_c.parameters())), False
+    synchronize(DEVICE)
+    print(f"first compiled training step (backward compiled): {time.perf_counter() - start:.1f} s")
+    steady_ms["compiled" if is_compiled else "eager fallback"] = median_ms(lambda: compiled_step(xb, yb), DEVICE,
+                                                                           warmup=3, repeats=20)
+else:
+    print("quick mode or no inductor here: only the eager step is timed. Run with COURSE_QUICK=0 to compare.")
+
+fig, ax = plt.subplots(figsize=(5, 2.6))
+ax.barh(list(steady_ms), list(steady_ms.values()), color=["tab:blue", "tab:orange"][:len(steady_ms)])
+for i, value in enumerate(steady_ms.values()):
+    ax.text(value, i, f" {value:.2f} ms", va="center")
+ax.set(xlabel=f"median ms per training step (batch {batch}, {DEVICE.type})", title="Steady state, measured here")
+plt.show()
+if len(steady_ms) == 2:
+    name = list(steady_ms)[1]
+    print(f"speed-up of {name} over eager, measured just now: {steady_ms['eager'] / steady_ms[name]:.2f}x")
+
+# %% [markdown] id="s6"
+# ## 6. Compile together with autocast
+#
+# Autocast composes with compile: Dynamo traces the operations with autocast's casts in place, and the backend compiles
+# the mixed-precision graph (inductor then fuses the casts into its kernels). The autocast state is part of the guards,
+# so the same compiled model called once inside and once outside `torch.autocast` compiles **two** graphs. Keep it
+# stable: put the `with torch.autocast(...)` around every call, or inside the function you compile.
+
+# %% id="s6-demo"
+amp_dtype = torch.float16 if DEVICE.type == "cuda" else torch.bfloat16   # bfloat16 is CPU autocast's type
+if needs("CompileCounter"):
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    mlp = torch.compile(make_mlp().to(DEVICE), backend=counter)
+    x = torch.randn(64, 1, 28, 28, device=DEVICE)
+    with torch.autocast(DEVICE.type, dtype=amp_dtype):
+        out = mlp(x)
+    print(f"inside autocast : output {out.dtype}, {len(counter.graphs)} graph(s) so far")
+    with torch.autocast(DEVICE.type, dtype=amp_dtype):
+        mlp(x)
+    print(f"inside again    : {len(counter.graphs)} graph(s): the guards hold, the graph is reused")
+    out = mlp(x)
+    print(f"outside autocast: output {out.dtype}, {len(counter.graphs)} graph(s): "
+          "the autocast guard failed, a recompile")
+
+# %% [markdown] id="s7"
+# ## 7. When compile cannot run: fall back to eager, and say so
+#
+# `torch.compile` itself fails only on a mistake in its arguments: an unknown backend name raises at once (in torch
+# 2.14, `torch.compile(model, backend="nope")` raises `InvalidBackend: Invalid backend: 'nope'`). Otherwise it returns
+# at once, and the first call is what fails when the backend cannot generate code: inductor needs a working C++
+# compiler for CPU code (`InvalidCxxCompiler: No working C++ compiler found`) and, for CUDA code, Triton with a GPU of
+# compute capability 7.0 or newer (`GPUTooOldForTriton` below that). With the CUDA 13 build of torch 2.14.1 this course
+# was tested with, an older GPU such as a P100 (6.0) cannot get that far: the build has kernels only for sm_75 and
+# newer (`torch.cuda.get_arch_list()`), so PyTorch's own CUDA kernels cannot run on it. A T4 (7.5) passes both checks. Course code uses
+# `gpucourse.compiling`: `compile_unavailable_reason(device)` checks the preconditions cheaply, and
+# `try_compile(model, example_inputs=...)` also makes the first call inside `try`, returning the eager model with a
+# clear message when anything fails. Here are the checks on this machine, and two simulated failures:
+
+# %% id="s7-demo"
+from unittest import mock
+from gpucourse.fakes import fake_accelerators
+
+print("this machine:", compile_unavailable_reason(DEVICE) or "inductor should work")
+with fake_accelerators(cuda=True, capability=(6, 0)):
+    print("a GPU at 6.0 (simulated):", compile_unavailable_reason("cuda"))
+with mock.patch("gpucourse.compiling.shutil.which", lambda name: None):
+    print("no compiler (simulated): ", compile_unavailable_reason("cpu"))
+
+def broken_backend(gm, example_inputs):
+    raise RuntimeError("simulated code-generation failure")
+
+fn, is_compiled, message = try_compile(make_mlp(), example_inputs=(torch.randn(4, 1, 28, 28),), backend=broken_backend)
+print("still usable:", is_compiled, tuple(fn(torch.randn(2, 1, 28, 28)).shape))
+torch._dynamo.reset()
+
+# %% [markdown] id="summary"
+# ## Summary
+#
+# - `torch.compile` is lazy: the first call traces (Dynamo) and generates code (the backend); that cost is measured
+#   separately from the steady state, with `synchronize` and a median.
+# - A custom backend is a callable `backend(gm, example_inputs)`; `CompileCounter` makes counting graphs cheap.
+# - A new batch size adds a graph beside the old one: once (then dynamic) by default, once per size with
+#   `dynamic=False` until the recompile limit, after which the function runs eagerly. `drop_last=True` keeps one shape.
+# - Autocast state is guarded: call the compiled model consistently inside or outside autocast.
+# - Compile where it works, fall back with a message where it does not, and believe only the speed-up you measured.
