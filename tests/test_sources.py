@@ -217,3 +217,14 @@ def test_a_ninth_notebook_is_one_source_and_one_manifest_entry(repo_copy):
         repo_copy / "solutions" / "08_throughput.ipynb").cells[-1].source
     again = run_build(repo_copy)
     assert again.returncode == 0 and "0 file(s) changed" in again.stdout, again.stdout
+
+
+def test_the_sample_students_must_score_as_before_the_sources():
+    """The main job's 24 expectations (correct, untouched and sample-mistakes student) equal those recorded
+    before the notebooks moved into sources/ (``tests/data/scores_before.json``, "samples")."""
+    from graders.checks.sample_check import expectations
+
+    recorded = json.loads((REPO / "tests" / "data" / "scores_before.json").read_text())["samples"]
+    now = [{"student": e.student, "notebook": e.notebook, "score": e.score, "lost": sorted(e.lost)}
+           for e in expectations(NAMES)]
+    assert now == recorded

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import nbformat
 
+from graders import nbtools
+
 KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
 
 
@@ -72,6 +74,12 @@ def notebook(cells, colab_name: str | None = None):
     if duplicates:
         raise ValueError(f"duplicate cell ids: {sorted(duplicates)}")
     return nb
+
+
+def save(nb, path) -> None:
+    """Validate ``nb`` and write it without outputs (benchmarks and tests write small notebooks so)."""
+    nbformat.validate(nb)
+    nbtools.write(nbtools.tidy(nb), path)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import symtable
 
+from graders import nbtools
 from graders.grading.tamper import _parsed
 
 DYNAMIC = {"globals", "vars", "locals", "eval", "exec", "get_ipython", "__import__", "__main__", "importlib"}
@@ -33,7 +34,8 @@ def free_names(code: str) -> set[str]:
 
     walk(top, True)
     bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
-    dynamic = {n.attr for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Attribute) and n.attr in DYNAMIC}
+    tree = nbtools.parse_python(code)
+    dynamic = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr in DYNAMIC}
     return (used - bound) | (used & DYNAMIC) | dynamic
 
 
