@@ -101,9 +101,20 @@ def reference_answers(nb) -> dict[str, str]:
 
 def fixture_lists(name: str) -> tuple[list[Mistake], list[Mistake]]:
     """Every mistake and every alternative the source lists, in source order."""
-    answers = reference_answers(solution(name))
+    path = source_path(name)
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: every notebook in sources/manifest.toml needs its source")
+    mistakes, alternatives = _fixture_lists(name, path.stat().st_mtime_ns)
+    return list(mistakes), list(alternatives)
+
+
+@functools.lru_cache(maxsize=32)
+def _fixture_lists(name: str, mtime_ns: int) -> tuple[tuple[Mistake, ...], tuple[Mistake, ...]]:
+    """Read once per version of the source: the mistakes and the alternatives are asked for apart."""
+    text_notebook = read_text_notebook(name)
+    answers = reference_answers(text_notebook)  # the build adds nothing to the answer cells
     mistakes, alternatives = [], []
-    for cell in read_text_notebook(name).cells:
+    for cell in text_notebook.cells:
         cell_name = cell.metadata.get(FIXTURES_KEY)
         if cell_name is None:
             continue
@@ -112,4 +123,4 @@ def fixture_lists(name: str) -> tuple[list[Mistake], list[Mistake]]:
         found = fixtures.parse(cell.source, cell_name, answers[cell_name])
         mistakes += found[0]
         alternatives += found[1]
-    return mistakes, alternatives
+    return tuple(mistakes), tuple(alternatives)

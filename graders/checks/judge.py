@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from graders import alternatives, mistakes, nbtools
 from graders.authoring.source import reference_answers
 from graders.checks.kernel import KernelCallError, SolutionKernel, solution_kernel, solution_notebook
-from graders.checks.reach import Reach
+from graders.checks.reach import Reach, changed
 from graders.mistakes import Mistake
 
 
@@ -116,7 +116,8 @@ def judge_notebook(name: str, exercise: str | None = None, timeout: int | None =
         verdicts.append(_verdict(name, "reference", "reference", None, (), first, points))
         for f in chosen:
             # a test that reaches no name the two answers define scores as it did for the reference
-            reached = {t: s for t, s in tests.items() if reach.can_change(s, (reference[f.answer.cell], f.answer.code))}
+            names = changed(reference[f.answer.cell], f.answer.code)
+            reached = {t: s for t, s in tests.items() if reach.can_change(s, names)}
             errors = {t: e for t, e in first.items() if t in tests and t not in reached}
             errors.update(_judge_case(kernel, {f.answer.cell: f.answer.code}, reached))
             verdicts.append(_verdict(name, f.kind, f.answer.key, f.answer.cell, f.answer.loses, errors, points))

@@ -60,6 +60,7 @@ class Reach:
 
     def __init__(self, sources: list[str]):
         self.uses: dict[str, set[str]] = {}
+        self._reached: dict[str, set[str] | None] = {}  # each test cell's, asked once per fixture
         for source in sources:
             tree = _parsed(source)
             for name, used in (defined(tree) if tree is not None else {}).items():
@@ -67,10 +68,13 @@ class Reach:
 
     def reached(self, source: str) -> set[str] | None:
         """Every name ``source`` reaches (None: it does not parse, so it may reach anything)."""
-        tree = _parsed(source)
-        if tree is None:
-            return None
-        seen, todo = set(), list(free_names(ast.unparse(tree)))
+        if source not in self._reached:
+            tree = _parsed(source)
+            self._reached[source] = None if tree is None else self._closure(free_names(ast.unparse(tree)))
+        return self._reached[source]
+
+    def _closure(self, names: set[str]) -> set[str]:
+        seen, todo = set(), list(names)
         while todo:
             name = todo.pop()
             if name not in seen:
@@ -78,13 +82,16 @@ class Reach:
                 todo.extend(self.uses.get(name, ()))
         return seen
 
-    def can_change(self, test: str, answers: tuple[str, str]) -> bool:
-        """Can putting the second answer (a fixture) where the first (the reference) was change ``test``?"""
+    def can_change(self, test: str, names: set[str] | None) -> bool:
+        """Can a swap that changes ``names`` (see :func:`changed`; None: anything) change ``test``?"""
         reached = self.reached(test)
-        if reached is None or reached & DYNAMIC:
-            return True
-        reference, fixture = (_parsed(a) for a in answers)
-        if reference is None or fixture is None:
-            return True
-        # "import torch" in an answer binds the module every cell has: it changes nothing
-        return bool(reached & (set(defined(reference, modules=False)) | set(defined(fixture, modules=False))))
+        return names is None or reached is None or bool(reached & (names | DYNAMIC))
+
+
+def changed(reference: str, fixture: str) -> set[str] | None:
+    """The names putting ``fixture`` where ``reference`` was can rebind (None: one does not parse)."""
+    trees = [_parsed(reference), _parsed(fixture)]
+    if None in trees:
+        return None
+    # "import torch" in an answer binds the module every cell has: it changes nothing
+    return {name for tree in trees for name in defined(tree, modules=False)}
