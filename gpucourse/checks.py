@@ -30,7 +30,21 @@ import torch
 
 
 class CheckFailed(AssertionError):
-    """A self-check did not hold; the message is the hint for the student."""
+    """A self-check did not hold; the message is the hint for the student.
+
+    The cell still fails (nbgrader scores an error output 0), but IPython shows
+    ``_render_traceback_()`` in place of a traceback: the one line of the hint, not twenty lines that
+    end inside this module."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{type(self).__name__}: {self}"]
+
+
+class RequirementFailed(AssertionError):
+    """A hidden test's requirement did not hold: the message names the requirement (see :func:`requirement`)."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{type(self).__name__}: {self}"]
 
 
 class Unanswered(NotImplementedError):
@@ -58,6 +72,43 @@ def raised_in(tb) -> tuple[str | None, bool]:
     return getattr(code, "co_qualname", code.co_name), os.path.realpath(code.co_filename).startswith(LIBRARY_DIRS)
 
 
+def where_raised(tb) -> str:
+    """`` (in `name`, line N of its cell)``: the last frame of the student's own code in a traceback, or ""."""
+    own = None
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if not os.path.realpath(code.co_filename).startswith(LIBRARY_DIRS):
+            own = (getattr(code, "co_qualname", code.co_name), tb.tb_lineno)
+        tb = tb.tb_next
+    if own is None:
+        return ""
+    name, line = own
+    return f" (line {line} of the cell)" if name == "<module>" else f" (in `{name}`, line {line} of its cell)"
+
+
+class requirement:
+    """A hidden test's requirement, stated once: ``with requirement("throughput raises ValueError when
+    warmup >= len(batches)"): ...``. Whatever goes wrong inside (a failed ``assert`` or an exception from
+    the student's code, such as an ``UnboundLocalError``) fails as :class:`RequirementFailed` whose message
+    starts with the requirement, so the feedback says what was checked, never only what broke."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __enter__(self) -> "requirement":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        if exc_type is None or not issubclass(exc_type, Exception):
+            return False  # KeyboardInterrupt (the time limit) and SystemExit pass as they are
+        if isinstance(exc, RequirementFailed):
+            return False  # an inner requirement already said what failed
+        detail = str(exc) if isinstance(exc, AssertionError) else f"your code raised {type(exc).__name__}: {exc}"
+        detail += "" if isinstance(exc, AssertionError) else where_raised(tb)
+        message = f"{self.text}" + (f" ({detail})" if detail else "")
+        raise RequirementFailed(message) from None
+
+
 class Check:
     def __init__(self, exercise: str, passed: str | None = None):
         self.exercise = exercise
@@ -78,9 +129,10 @@ class Check:
             raise Unanswered(f"{self.exercise}: {todo}") from None  # the cell fails, in one line
         if isinstance(exc, CheckFailed):
             print(f"[FAIL] {self.exercise}: {exc}")
-        else:
-            print(f"[FAIL] {self.exercise}: your code raised {type(exc).__name__}: {exc}")
-        return False  # re-raise, so that the cell fails
+            return False  # re-raise, so that the cell fails (shown as its one line)
+        hint = f"your code raised {type(exc).__name__}: {exc}{where_raised(exc.__traceback__)}"
+        print(f"[FAIL] {self.exercise}: {hint}")
+        raise CheckFailed(f"{self.exercise}: {hint}") from None  # the hint, not a traceback into this module
 
     def todo(self, exc) -> str | None:
         """What is unanswered, when ``exc`` says so (a skeleton's bare NotImplementedError, or this

@@ -1,16 +1,15 @@
 """``python -m graders judge``: every mistake loses exactly the tests it names and every alternative
 loses nothing, judged in one kernel per notebook, and the scores are those real nbgrader gave
-(``tests/data/scores_before.json``, recorded from graded submissions).
+(``tests/data/fixture_scores/NN.json``: first recorded from graded submissions, then by
+``python -m graders judge NN --record`` after a reviewed change).
 
 The judge first executes each solution top to bottom in quick mode, where any error stops it, and its
 reference case passes every test cell: this is also the test that every solution runs."""
 
 from __future__ import annotations
 
-import ast
 import concurrent.futures
 import functools
-import hashlib
 import json
 import multiprocessing
 
@@ -18,12 +17,12 @@ import pytest
 
 from graders import nbtools
 from graders.checks import inkernel
-from graders.checks.judge import Fixture, Verdict, fixtures_for, judge_notebook
+from graders.checks.judge import SCORES, Fixture, Verdict, fingerprint, fixtures_for, judge_notebook
 from graders.commands import judge as command
 from graders.mistakes import Mistake, for_notebook
-from graders.paths import REPO, SOLUTIONS, notebook_names
+from graders.paths import SOLUTIONS, notebook_names
 
-SNAPSHOT = json.loads((REPO / "tests" / "data" / "scores_before.json").read_text())["fixtures"]
+SNAPSHOT = {path.stem: json.loads(path.read_text()) for path in sorted(SCORES.glob("*.json"))}
 
 
 @functools.cache
@@ -37,26 +36,6 @@ def every_verdict() -> dict[str, tuple[Verdict, ...]]:
 
 def verdicts(name: str) -> tuple[Verdict, ...]:
     return every_verdict()[name]
-
-
-def sha(code: str) -> str:
-    return hashlib.sha256(code.encode()).hexdigest()[:16]
-
-
-def ast_sha(code: str) -> str:
-    """The code's fingerprint as the snapshot records it since the fixtures moved into the sources (which
-    dropped the docstrings each fixture repeated from the reference): its AST without docstrings."""
-    tree = ast.parse(code)
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)) and body \
-                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                and isinstance(body[0].value.value, str):
-            node.body = body[1:] or [ast.Pass()]
-    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:16]
-
-
-FINGERPRINTS = {"sha256": sha, "ast_sha256": ast_sha}  # whichever the snapshot holds
 
 
 def reference_answer(name: str, cell: str) -> str:
@@ -86,8 +65,7 @@ def test_scores_match_the_nbgrader_snapshot(name):
     differ = []
     for label, recorded in SNAPSHOT[name].items():
         v, code = judged[label], fixtures[label].answer.code
-        now = {"cell": v.cell, "lost": sorted(v.lost), "score": v.score, "max": v.max}
-        now.update({key: fingerprint(code) for key, fingerprint in FINGERPRINTS.items() if key in recorded})
+        now = {"cell": v.cell, "lost": sorted(v.lost), "score": v.score, "max": v.max, "ast_sha256": fingerprint(code)}
         if now != recorded:
             differ.append(f"{label}: now {now}, recorded {recorded}")
     assert not differ, "\n".join(differ)
@@ -168,3 +146,49 @@ def test_a_fixture_of_no_answer_cell_is_refused():
     stray = Fixture("mistake", Mistake("typo", "pick_devic", "x = 1\n", ("test_pick_device",)))
     with pytest.raises(ValueError, match="mistake:typo"):
         judge_notebook("01_devices", fixtures=[stray])
+
+
+@pytest.mark.judge
+@pytest.mark.slow
+@pytest.mark.parametrize("name", notebook_names())
+def test_every_mistake_that_loses_points_is_flagged_by_a_visible_check(name):
+    """A self-study reader has only the visible checks: a [PASS] must mean the contract is met. Each mistake that
+    loses hidden points fails the visible part of its exercise's test cell, unless the source says why it cannot."""
+    problems = [v.coverage_problem() for v in verdicts(name) if v.coverage_problem()]
+    assert not problems, "\n".join(problems)
+    flagged = [v for v in verdicts(name) if v.flagged_by]
+    assert all(v.visible[v.flagged_by[0]].startswith("CheckFailed: ") for v in flagged), \
+        "a visible check flags a mistake with its hint ([FAIL] + CheckFailed), not with an error of its own"
+
+
+@pytest.mark.judge
+@pytest.mark.slow
+def test_at_most_a_tenth_of_the_mistakes_are_hidden_only():
+    from graders.checks.judge import Coverage
+    every = [v for name in notebook_names() for v in verdicts(name)]
+    coverage = Coverage.of("in all", every)
+    print(coverage)
+    assert coverage.hidden_only <= 0.10 * coverage.losing, str(coverage)
+
+
+def test_coverage_problem_names_the_check_that_should_flag():
+    base = dict(notebook="07_compile", kind="mistake", key="shared-list", cell="CompileCounter",
+                expected=frozenset({"test_CompileCounter", "test_count_compilations"}),
+                lost=frozenset({"test_CompileCounter", "test_count_compilations"}), score=0.0, max=10.0,
+                own=frozenset({"test_CompileCounter"}))
+    elsewhere = Verdict(**base, visible={"test_count_compilations": "CheckFailed: a new graph"})
+    assert "test_CompileCounter" in elsewhere.coverage_problem() and "wrong exercise" in elsewhere.coverage_problem()
+    assert Verdict(**base, visible={"test_CompileCounter": "CheckFailed: one list each"}).coverage_problem() is None
+    assert Verdict(**base, hidden_only="hard-coded").coverage_problem() is None
+    assert Verdict(**{**base, "kind": "alternative", "expected": frozenset()}).coverage_problem() is None
+
+
+def test_hidden_only_is_read_from_the_source_with_its_reason():
+    from graders.authoring.fixtures import FixtureError, parse
+    reference = "def f(x):\n    return x + 1\n"
+    text = ("**mistake `const`**, loses `test_f`, hidden-only (returns the visible input's answer): hard-coded\n"
+            "```diff\n@@\n-    return x + 1\n+    return 3\n```\n")
+    (mistake,), _ = parse(text, "f", reference)
+    assert mistake.hidden_only == "returns the visible input's answer" and mistake.loses == ("test_f",)
+    with pytest.raises(FixtureError, match="hidden-only"):
+        parse(text.replace("hidden-only (returns the visible input's answer)", "hidden-only"), "f", reference)

@@ -22,7 +22,10 @@ A mistake is the few lines that differ from the reference answer: hunks in unifi
 (`` `` context, ``-`` removed, ``+`` added; ``@@`` starts a hunk). Each hunk's context and removed lines
 must occur exactly once in the answer, else the build stops and says which mistake no longer applies.
 An alternative is a whole answer, written differently from the reference, that must score full marks.
-``sample`` puts a mistake into the sample "mistakes" student (``samples/``).
+``sample`` puts a mistake into the sample "mistakes" student (``samples/``). A mistake that loses points
+must be flagged by the visible part of its exercise's test cell (``python -m graders judge`` measures it),
+unless it says ``hidden-only (<why no visible check can see it>)``, e.g.
+``**mistake `hard-coded`**, loses `test_x`, hidden-only (returns the visible inputs' answers): …``.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import re
 
 from graders.mistakes import Mistake
 
+HIDDEN_ONLY = re.compile(r"hidden-only\s*\(([^)]+)\)")
 HEADING = re.compile(r"^\*\*(mistake|alternative) `([^`]+)`\*\*([^:]*)(?::\s*(.*))?$")
 FENCE = re.compile(r"^```(\w*)\s*$")
 
@@ -87,11 +91,17 @@ def parse(text: str, cell: str, reference: str) -> tuple[list[Mistake], list[Mis
         label = f"{kind} {key!r} of {cell}"
         body, i = _block(lines, i, "diff" if kind == "mistake" else "python", label)
         loses = tuple(re.findall(r"`([^`]+)`", attributes))
+        hidden_only = HIDDEN_ONLY.search(attributes)
+        if hidden_only and kind != "mistake":
+            raise FixtureError(f"{label}: only a mistake can be hidden-only")
+        if "hidden-only" in attributes and not hidden_only:
+            raise FixtureError(f"{label}: write hidden-only (<why no visible check can flag it>)")
         if kind == "mistake":
             if not loses:
                 raise FixtureError(f"{label}: a mistake must say which tests it loses (loses `test_...`)")
             code = apply_diff(reference, body, label)
-            mistakes.append(Mistake(key, cell, code, loses, why or "", sample="sample" in attributes))
+            mistakes.append(Mistake(key, cell, code, loses, why or "", sample="sample" in attributes,
+                                    hidden_only=hidden_only.group(1).strip() if hidden_only else ""))
         else:
             if loses:
                 raise FixtureError(f"{label}: an alternative loses nothing; one that loses points is a mistake")
@@ -117,6 +127,7 @@ def render(mistakes: list[Mistake], alternatives: list[Mistake], diffs: dict[str
     parts = [f"### Mistakes and correct alternatives for `{cell}` (author-only: in no generated notebook)"]
     for m in mistakes:
         attributes = (", sample" if m.sample else "") + ", loses " + ", ".join(f"`{t}`" for t in m.loses)
+        attributes += f", hidden-only ({m.hidden_only})" if m.hidden_only else ""
         parts.append(f"**mistake `{m.key}`**{attributes}" + (f": {m.why}" if m.why else "")
                      + f"\n```diff\n{diffs[m.key]}\n```")
     for a in alternatives:

@@ -6,6 +6,9 @@ def add_arguments(p):
     p.add_argument("notebooks", nargs="*", help="notebook names, 03 or 03_async_timing (default: all, or the one "
                                                 "with --exercise's answer cell)")
     p.add_argument("--exercise", metavar="GRADE_ID", help="judge only the fixtures of this answer cell")
+    p.add_argument("--record", action="store_true",
+                   help="write each judged notebook's scores to tests/data/fixture_scores/NN.json (after a change "
+                        "to its fixtures or tests that you have reviewed); prints what changed")
     p.add_argument("--timeout", type=int, help="seconds one cell may run before it is interrupted "
                                                "(default: the grader's GRADER_CELL_TIMEOUT_S)")
 
@@ -39,28 +42,48 @@ def with_exercise(names: list[str], exercise: str) -> list[str]:
 def line(v) -> str:
     def names(tests):
         return ",".join(sorted(tests)) or "-"
-    mark = "PROBLEM" if v.problem() else "ok"
-    return (f"{mark:7} {v.notebook:16} {v.kind:11} {v.key:28} expected {names(v.expected):28} "
+    mark = "PROBLEM" if v.problem() or v.coverage_problem() else "ok"
+    text = (f"{mark:7} {v.notebook:16} {v.kind:11} {v.key:28} expected {names(v.expected):28} "
             f"got {names(v.lost):28} {v.score:g}/{v.max:g}")
+    return text + seen(v)
+
+
+def seen(v) -> str:
+    """What the visible check says to a mistake: the hint it fails with, or why none is expected."""
+    if v.kind != "mistake" or not v.expected:
+        return ""
+    if v.flagged_by:
+        return f"\n        visible {v.flagged_by[0]}: {v.visible[v.flagged_by[0]]}"
+    if v.hidden_only:
+        return f"\n        hidden-only: {v.hidden_only}"
+    return "\n        visible: NOT FLAGGED (the visible checks pass it)"
 
 
 def run(args) -> int:
     import time
 
-    from graders.checks.judge import judge_notebook
+    from graders.checks.judge import Coverage, judge_notebook, record
 
     names = resolve(args.notebooks)
     if args.exercise:
         names = with_exercise(names, args.exercise)
     start = time.monotonic()
-    verdicts = []
+    verdicts, coverage = [], []
     for name in names:
-        for v in judge_notebook(name, args.exercise, args.timeout):
+        mine = judge_notebook(name, args.exercise, args.timeout)
+        for v in mine:
             print(line(v), flush=True)
-            verdicts.append(v)
-    problems = [v.problem() for v in verdicts if v.problem()]
+        verdicts += mine
+        coverage.append(Coverage.of(name, mine))
+        if args.record:
+            if args.exercise:
+                raise SystemExit("judge: --record needs the whole notebook (no --exercise)")
+            print("\n".join(record(name, mine)) or f"{name}: the record is unchanged")
+    problems = [p for v in verdicts for p in (v.problem(), v.coverage_problem()) if p]
     if problems:
         print("\n".join(problems))
+    for c in coverage + ([Coverage.of("in all", verdicts)] if len(coverage) > 1 else []):
+        print(c)
     fixtures = sum(v.kind != "reference" for v in verdicts)
     print(f"judge: {fixtures} fixtures, {len(problems)} problems, {time.monotonic() - start:.0f} s")
     return 1 if problems else 0

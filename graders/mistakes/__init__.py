@@ -20,6 +20,7 @@ class Mistake:
     loses: tuple[str, ...]   # grade_ids of the test cells that must fail
     why: str = ""            # the misconception, for people reading the fixtures
     sample: bool = False     # part of the sample "mistakes" student
+    hidden_only: str = ""    # why no visible check can flag it (hard-coding, for instance); "" = one must
 
     @property
     def code(self) -> str:
