@@ -63,10 +63,12 @@ def run(args) -> int:
     import time
 
     from graders.checks.judge import Coverage, judge_notebook, record
+    from graders.paths import notebook_names
 
     names = resolve(args.notebooks)
     if args.exercise:
         names = with_exercise(names, args.exercise)
+    names = names or notebook_names()  # none named: every notebook
     start = time.monotonic()
     verdicts, coverage = [], []
     for name in names:
