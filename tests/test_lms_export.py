@@ -101,14 +101,21 @@ def test_canvas_file_has_canvas_columns_and_the_right_numbers(course, tmp_path):
 
 
 def test_moodle_file_maps_by_email_and_keeps_lateness_apart_from_scores(course, tmp_path):
+    # Issue 23 changed this expectation: the old file wrote nbgrader's student id as Moodle's `Username`
+    # (a guess Moodle aborts the whole import on). The key column is now a user field every row has (here the
+    # email address), named first; a late yes/no per notebook and each person's roster status follow.
     out = tmp_path / "moodle.csv"
-    export(MoodleExport, course, out, due=DUE, due_by_notebook={"01_devices": "2026-12-15T19:00"})
+    plugin = export(MoodleExport, course, out, due=DUE, due_by_notebook={"01_devices": "2026-12-15T19:00"})
     rows = read(out)
-    assert rows[0] == ["Username", "Email address", "Full name", "01_devices", "02_transfers", "Total",
-                       "01_devices minutes late", "02_transfers minutes late"]
+    assert rows[0] == ["Email address", "Full name", "01_devices", "02_transfers", "Total",
+                       "01_devices minutes late", "02_transfers minutes late", "01_devices late", "02_transfers late",
+                       "Status"]
     by_user = {r[0]: r for r in rows[1:]}
-    assert by_user["alice"] == ["alice", "alice@uni.example", "Alice Adams", "4.5", "5", "9.5", "60", "120"]
-    assert by_user["bob"] == ["bob", "bob@uni.example", "Bob Baker", "2", "", "2", "60", "0"]
+    assert by_user["alice@uni.example"] == ["alice@uni.example", "Alice Adams", "4.5", "5", "9.5", "60", "120",
+                                            "yes", "yes", "no roster given"]
+    assert by_user["bob@uni.example"] == ["bob@uni.example", "Bob Baker", "2", "", "2", "60", "0", "yes", "no",
+                                          "no roster given"]
+    assert any("Map from 'Email address' to 'email address'" in w for w in plugin.warnings)
 
 
 def test_a_failed_run_or_missing_grade_is_left_empty_and_warned(course, tmp_path):
@@ -123,15 +130,18 @@ def test_a_failed_run_or_missing_grade_is_left_empty_and_warned(course, tmp_path
     assert rows["alice"][4:7] == ["", "5", "5"]
     assert rows["carol"][4:7] == ["", "", "0"]
     assert {w.split(":")[0] for w in plugin.warnings} >= {"alice 01_devices", "carol 01_devices", "bob 02_transfers"}
-    assert rows["alice"][7:] == ["", ""]  # no due date given, none in the gradebook: lateness unknown
+    # no due date given, none in the gradebook: minutes late unknown; 02_transfers' late yes/no is the LMS's own
+    # flag from the manifest (late=true), 01_devices has none
+    assert rows["alice"][7:11] == ["", "", "", "yes"]
 
 
 def test_python_m_graders_export_command(course, tmp_path, capsys):
     out = tmp_path / "m.csv"
     assert cli.main(["export", str(course), "--lms", "moodle", "--due", DUE, "--due", "02_transfers=2026-12-17T00:00",
                      "--out", str(out)]) == 0
-    rows = {r[0]: r for r in read(out)[1:]}
-    assert rows["alice"][-1] == "0"            # the per-notebook due date wins
+    header, *body = read(out)
+    rows = {r[0]: r for r in body}
+    assert rows["alice@uni.example"][header.index("02_transfers minutes late")] == "0"  # the per-notebook due wins
     assert "WARNING bob 02_transfers" in capsys.readouterr().out
     assert cli.main(["export", str(course), "--due", "tomorrow", "--out", str(out)]) == 2
 
@@ -163,4 +173,4 @@ def test_native_nbgrader_export_with_the_plugin(course, tmp_path):
     done = _nbgrader_export(course, "--exporter=graders.export.lms.MoodleExport", "--to", "m.csv",
                             pythonpath=str(REPO))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert read(course / "m.csv")[0][:3] == ["Username", "Email address", "Full name"]
+    assert read(course / "m.csv")[0][:2] == ["Email address", "Full name"]   # issue 23: no guessed Username

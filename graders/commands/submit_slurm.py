@@ -1,5 +1,7 @@
 from pathlib import Path
 
+from graders.commands.export import LMS_CHOICES
+
 HELP = ("grade SUBMISSIONS on a Slurm cluster: an array task per shard (autograde --shard i/n), then a job "
         "that merges them into WORK/graded (gradebook, grades.csv, LMS export); --only-failed reruns the failed")
 
@@ -21,7 +23,8 @@ def add_arguments(p):
     p.add_argument("--python", default=None, help="the Python with the graders' requirements, as the nodes see it "
                                                   "(default: this one)")
     p.add_argument("--setup", default=None, help="a shell line each job runs first, e.g. 'source scripts/setup.sh'")
-    p.add_argument("--lms", choices=["canvas", "moodle", "generic"], default=None, help="default generic")
+    p.add_argument("--lms", choices=LMS_CHOICES, default=None,
+                   help="default generic; an export that needs a roster (moodle) is best run by hand with --roster")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--only-failed", action="store_true", help="resubmit only the shards that did not end well")
     which.add_argument("--only", default=None, metavar="2,3", help="resubmit only these shards")

@@ -1,13 +1,13 @@
-"""``python -m graders collect DOWNLOAD --course DIR``: LMS hand-ins into nbgrader's ``submitted/``.
+"""``python -m graders collect DOWNLOAD --course DIR [--roster FILE]``: LMS hand-ins into nbgrader's ``submitted/``.
 
-DOWNLOAD is an LMS download, a folder or the zip itself. A reader in ``graders.intake.lms`` says whose each
-file is (Canvas, Moodle, Google Classroom, Gradescope, plain per-student folders, nbgrader's own
-``submitted/``); ``graders.intake.match`` says which released notebook it is (by name, undoing Colab's and
-browsers' renames, else by content); the newest version of a notebook wins. Each one lands in
-``DIR/submitted/<student_id>/<notebook>/<notebook>.ipynb`` with nbgrader's ``timestamp.txt``, and in
-``DIR/collect_manifest.csv`` (who, which LMS id, when, from which file). Every file not filed is in
-``DIR/collect_report.csv`` with the reason. A rerun changes nothing; a newer download updates; a
-file collect did not write is never replaced.
+DOWNLOAD is an LMS download, a folder or the zip itself. ``graders.intake.download`` finds its layout and a
+reader in ``graders.intake.lms`` says whose each file is, by the identifier that LMS gives (Canvas user id,
+Moodle participant id, Gradescope SID or e-mail, Blackboard username, Brightspace id; Classroom gives none, so a
+roster decides: ``graders.intake.join``) and when the LMS says it was handed in. ``graders.intake.match`` says
+which released notebook a file is; ``graders.intake.newest`` which version is filed. Each one lands in
+``DIR/submitted/<student_id>/<notebook>/<notebook>.ipynb`` with nbgrader's ``timestamp.txt`` when the LMS records
+a time, and in ``DIR/collect_manifest.csv``. Every file not filed is in ``DIR/collect_report.csv`` with the
+reason. A rerun changes nothing; a newer download updates; a file collect did not write is never replaced.
 
 Not nbgrader's ``zip_collect`` app itself: it wants one assignment per run, file names equal to the
 released ones, clears a student's ``submitted/`` folder (``--force``) and unpacks students' own zips
@@ -20,22 +20,29 @@ import csv
 import datetime
 import hashlib
 import io
-import os
 import tempfile
 import zipfile
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from graders import limits
 from graders.intake import files
 from graders.intake import match as intake
-from graders.intake.lms import HandIn, Skipped, canvas, classroom, folders, gradescope, is_system, moodle, slug
+from graders.intake.download import UNKNOWN, Sources, find_layouts, looks_for  # noqa: F401 (the command's)
+from graders.intake.lms import HandIn, Skipped, is_system, safe_id
+from graders.intake.newest import Version, choose, iso
 from graders.paths import notebook_names
 
-READERS = [gradescope, moodle, canvas, classroom]  # tried in this order at each level; folders last
+try:
+    from graders.intake.roster import KINDS
+except ImportError:  # roster.py not there yet: the interface's list (notes/lms_interface.md)
+    KINDS = ("canvas_user_id", "sis_user_id", "sis_login_id", "integration_id", "moodle_user_id", "username",
+             "id_number", "email", "org_defined_id", "sid")
+
 MANIFEST, REPORT = "collect_manifest.csv", "collect_report.csv"
-MANIFEST_FIELDS = ["student_id", "lms", "lms_id", "name", "email", "notebook", "submitted_at", "late",
-                   "submission_id", "source", "key", "sha256"]
+_FIELDS = ["student_id", "lms", "lms_id", "name", "email", "notebook", "submitted_at", "late", "time_source", "group",
+           "submission_id", "source", "key", "sha256"]
+MANIFEST_FIELDS = _FIELDS + [k for k in KINDS if k not in _FIELDS]  # "email" is both: one column
 REPORT_FIELDS = ["file", "student", "reason"]
 
 
@@ -46,7 +53,7 @@ class Filed:
     hand_in: HandIn
     source: str
     status: str          # added, updated, unchanged
-    submitted_at: float
+    submitted_at: float | None
 
 
 @dataclass
@@ -54,201 +61,134 @@ class Result:
     filed: list[Filed] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     layouts: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)     # said once each: group hand-ins, roster joins, Canvas times
 
-
-# ---------------------------------------------------------------------------------------------
-# The download: a zip is unpacked (with limits), then each layout's root is found
-# ---------------------------------------------------------------------------------------------
-class Sources:
-    """What a person recognises for a file: ``submissions.zip:smithbob_..._01_devices.ipynb``."""
-
-    def __init__(self, download: Path):
-        self.bases = [(download if download.is_dir() else download.parent, "")]
-
-    def add(self, base: Path, prefix: str) -> None:
-        self.bases.insert(0, (base, prefix))
-
-    def label(self, path: Path) -> str:
-        for base, prefix in self.bases:
-            if Path(path).is_relative_to(base):
-                inside = str(Path(path).relative_to(base))
-                return prefix + ("" if inside == "." else inside)
-        return str(path)
-
-
-def extract(archive: Path, dest: Path, label: str, skipped: list[Skipped]) -> bool:
-    """Unpack an LMS zip safely: no paths outside ``dest``, no file over the size limit, times kept."""
-    cap = int(limits.MAX_FILE_MIB * 2**20)
-    try:
-        with zipfile.ZipFile(archive) as zf:
-            for member in zf.infolist():
-                parts = PurePosixPath(member.filename.replace("\\", "/")).parts
-                if member.is_dir() or not parts:
-                    continue
-                where = f"{label}:{member.filename}"
-                if member.filename.startswith("/") or ".." in parts:
-                    skipped.append(Skipped(where, "ignored: a path outside the zip's folder"))
-                    continue
-                if member.file_size > cap:
-                    skipped.append(Skipped(where, f"over the {limits.MAX_FILE_MIB:g} MiB limit for one file"))
-                    continue
-                target = dest.joinpath(*parts)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with zf.open(member) as src, open(target, "wb") as out:
-                    out.write(src.read(cap + 1)[:cap])
-                when = datetime.datetime(*member.date_time).timestamp()  # a zip stores local time, no zone
-                os.utime(target, (when, when))
-    except (zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError, ValueError) as error:
-        skipped.append(Skipped(label, f"could not unpack it as a zip ({type(error).__name__}: {str(error)[:80]})"))
-        return False
-    return True
-
-
-def _entries(folder: Path) -> list[Path]:
-    return [p for p in sorted(folder.iterdir()) if not is_system(Path(p.name))]
-
-
-def _chain(root: Path) -> list[Path]:
-    """``root`` and the folders below it while each holds a single folder (a zip's wrapper folder)."""
-    chain = [root]
-    while True:
-        entries = _entries(chain[-1])
-        if len(entries) != 1 or not entries[0].is_dir() or (chain[-1] / gradescope.METADATA).exists():
-            return chain
-        chain.append(entries[0])
-
-
-def _lms_named(path: Path) -> bool:
-    return bool(canvas.CanvasCollector().parse(path.name) or moodle.MoodleCollector().parse(path.name))
-
-
-def find_layouts(path: Path, names: list[str], tmp: Path, sources: Sources, skipped: list[Skipped],
-                 depth: int = 0) -> list[tuple[str, list[HandIn], list[Skipped]]]:
-    """Every layout in the download: (its name, its hand-ins, the files it does not file)."""
-    if path.is_file():
-        dest = tmp / f"download{len(sources.bases)}"
-        if not extract(path, dest, sources.label(path), skipped):
-            return []
-        sources.add(dest, sources.label(path) + ":")
-        path = dest
-    chain = _chain(path)
-    entries = _entries(chain[-1])
-    zips = [p for p in entries if p.is_file() and p.suffix.lower() == ".zip" and not _lms_named(p)]
-    if zips and len(zips) == len(entries) and depth < 2:  # a folder of downloads (say, one per notebook)
-        return [found for z in zips for found in find_layouts(z, names, tmp, sources, skipped, depth + 1)]
-    for level in chain:
-        for reader in READERS:
-            found = reader.read(level, names)
-            if found is not None:
-                return [(f"{reader.NAME} ({sources.label(level).rstrip(':') or level.name})", *found)]
-    for level in reversed(chain):  # the deepest level whose folders are students (not one level up)
-        found = folders.read(level, names)
-        if found is not None and not all(h.student_id in names or h.key in names for h in found[0]):
-            return [(f"per-student folders ({sources.label(level).rstrip(':') or level.name})", *found)]
-    skipped.append(Skipped(sources.label(path) or str(path), "no layout recognised here"))
-    return []
-
-
-def looks_for() -> str:
-    return "; ".join(r.LOOKS_FOR for r in READERS + [folders])
+    @property
+    def refused(self) -> list[str]:
+        """The files of a download (or part of one) whose layout no reader took."""
+        return [s.file for s in self.skipped if s.reason.startswith(UNKNOWN)]
 
 
 def detect(path: Path, names: list[str] | None = None) -> str | None:
-    """The LMS a download comes from, when it is not per-student folders (for autograde's refusal)."""
-    path = Path(path)
-    if path.is_file():
-        return "zip" if zipfile.is_zipfile(path) else None
-    names = names or notebook_names()
-    for level in _chain(path):
-        for reader in READERS:
-            if reader.read(level, names) is not None:
-                return reader.NAME
-    return None
+    from graders.intake.download import detect as _detect
+    return _detect(path, names or notebook_names())
 
 
 # ---------------------------------------------------------------------------------------------
 # Students and files
 # ---------------------------------------------------------------------------------------------
 def assign_ids(hand_ins: list[HandIn], manifest: list[dict]) -> None:
-    """A student id per person: kept from earlier runs, else the reader's, made unique."""
+    """A student id per person: kept from earlier runs, else the reader's, made unique (case folded: a Mac's
+    disk holds ``anon_AbCde`` and ``anon_abCde`` as one folder)."""
     known = {(r["lms"], r["key"]): r["student_id"] for r in manifest}
-    taken = {r["student_id"]: (r["lms"], r["key"]) for r in manifest}
+    taken = {r["student_id"].casefold(): (r["lms"], r["key"]) for r in manifest}
     for h in sorted(hand_ins, key=lambda h: (h.lms, h.key)):
         ident = (h.lms, h.key)
         if ident not in known:
-            want = h.student_id or h.key
-            if taken.get(want, ident) != ident:  # two people, one name: the newcomer gets the LMS id too
-                want = f"{want}_{slug(h.lms_id or h.key)}"
-            known[ident] = taken[want] = want
+            want, n = h.student_id or safe_id(h.key), 1
+            while taken.get(want.casefold(), ident) != ident:
+                n += 1
+                want = f"{h.student_id or safe_id(h.key)}_{n}"
+            known[ident] = want
+            taken[want.casefold()] = ident
         h.student_id = known[ident]
 
 
 def candidates(hand_in: HandIn, sources: Sources, budget: list[int],
-               skipped: list[Skipped]) -> list[files.Candidate]:
-    """The notebook-like files of one hand-in, zip members included; the others are reported."""
+               skipped: list[Skipped]) -> list[Version]:
+    """The notebook-like files of one hand-in, zip members included, each with its time; the others reported."""
     found = []
     for path, given in hand_in.files:
         label = sources.label(path)
-        when = hand_in.submitted_at or path.stat().st_mtime
         if path.suffix.lower() == ".zip":
             members, notes = files.zip_candidates(path, budget)
             for c in members:
                 c.label = f"{label}:{c.label.split(':', 1)[1]}"
-                c.mtime = hand_in.submitted_at or c.mtime
-            found += members
+                found.append(Version(c, hand_in, _time(hand_in, path)))
             skipped += [Skipped(label, note, hand_in.student_id) for note in notes]
-            skipped += [Skipped(f"{label}:{m}", "inside a zip, not a notebook", hand_in.student_id)
-                        for m in _other_members(path)]
+            skipped += [Skipped(f"{label}:{m}", why, hand_in.student_id) for m, why in _other_members(path)]
         elif files.looks_like_notebook(given):
-            found.append(files.Candidate(given, label, when, path=path))
+            when = _time(hand_in, path)
+            found.append(Version(files.Candidate(given, label, when or 0.0, path=path), hand_in, when))
         else:
             skipped.append(Skipped(label, f"not a notebook ({Path(given).suffix or 'no extension'})",
                                    hand_in.student_id))
     return found
 
 
-def _other_members(path: Path) -> list[str]:
+def _time(hand_in: HandIn, path: Path) -> float | None:
+    """The LMS's time for the hand-in; the file's own time only where the LMS records nothing else (Moodle's
+    stored file time, per-student folders); never a zip entry time the LMS sets to the download (Canvas)."""
+    if hand_in.submitted_at is not None:
+        return hand_in.submitted_at
+    return path.stat().st_mtime if hand_in.file_times else None
+
+
+def _other_members(path: Path) -> list[tuple[str, str]]:
+    """The members of a student's zip that are not filed, with the reason (the OS's files included)."""
     try:
         with zipfile.ZipFile(path) as zf:
-            return [m.filename for m in zf.infolist() if not m.is_dir() and not files.looks_like_notebook(
-                m.filename) and not is_system(Path(m.filename))]
+            names = [m.filename for m in zf.infolist() if not m.is_dir()]
     except (zipfile.BadZipFile, OSError):
         return []
+    system = "ignored: a file the operating system adds, not a hand-in"
+    return [(n, system if is_system(Path(n)) else "inside a zip, not a notebook") for n in names
+            if is_system(Path(n)) or not files.looks_like_notebook(n)]
 
 
 def timestamp_text(epoch: float) -> str:
-    """nbgrader's own format (``Exchange.timestamp_format``), in UTC, as ``parse_utc`` reads it."""
-    return datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    """nbgrader's own format (``Exchange.timestamp_format``), in UTC, as ``parse_utc`` reads it; to the second, as
+    the manifest's ``submitted_at`` (the two must agree)."""
+    return datetime.datetime.fromtimestamp(round(epoch), datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
 
 
-def iso(epoch: float) -> str:
-    return datetime.datetime.fromtimestamp(round(epoch), datetime.timezone.utc).isoformat()
+def _newer(version: Version, old: dict) -> bool:
+    """Whether ``version`` is newer than the one filed before (``old``, its manifest row)."""
+    if version.when is not None and old.get("submitted_at"):
+        return round(version.when) > round(datetime.datetime.fromisoformat(old["submitted_at"]).timestamp())
+    if old.get("lms") == version.hand_in.lms == "Canvas" and old.get("submission_id", "").isdigit() \
+            and version.hand_in.submission_id.isdigit():  # Canvas: a later upload has a higher attachment id
+        return int(version.hand_in.submission_id) > int(old["submission_id"])
+    return version.when is not None  # a time now, none before: the LMS's record wins
 
 
-def place(course: Path, sid: str, name: str, cand: files.Candidate, old: dict | None) -> tuple[str, str]:
+def _stale_canvas_time(version: Version, old: dict) -> bool:
+    """A Canvas row an older collect timed by the zip's entries (no ``time_source`` then): not the LMS's time."""
+    return version.hand_in.lms == "Canvas" and bool(old.get("submitted_at")) and not old.get("time_source")
+
+
+def place(course: Path, sid: str, name: str, version: Version, old: dict | None) -> tuple[str, str]:
     """Write one notebook and its timestamp.txt, unless that would lose something: (status, why)."""
     folder = course / "submitted" / sid / name
-    dest = folder / f"{name}.ipynb"
-    data = cand.read()
+    dest, stamp = folder / f"{name}.ipynb", folder / "timestamp.txt"
+    data = version.cand.read()
     digest = hashlib.sha256(data).hexdigest()
     if dest.exists():
         current = hashlib.sha256(dest.read_bytes()).hexdigest()
         if old is None or old["sha256"] != current:
             return "kept", f"{dest.relative_to(course)} was not written by collect (or changed since): left as is"
         if current == digest:
-            return "unchanged", ""
-        before = datetime.datetime.fromisoformat(old["submitted_at"]).timestamp()
-        if round(cand.mtime) <= round(before):
-            return "kept", (f"not newer than the version already filed ({old['source']}, {old['submitted_at']}); "
-                            "kept that one")
-    elif (folder / "timestamp.txt").exists() and old is None:
+            if version.when is None and _stale_canvas_time(version, old):
+                stamp.unlink(missing_ok=True)  # an older collect took Canvas's zip-build time for the submission's
+                return "updated", digest
+            if version.when is None or iso(version.when) == old.get("submitted_at"):
+                return "unchanged", ""
+            stamp.write_text(timestamp_text(version.when) + "\n")  # the same work, a time now known (--times)
+            return "updated", digest
+        if not _newer(version, old):
+            return "kept", (f"not newer than the version already filed ({old['source']}, "
+                            f"{old['submitted_at'] or 'file id ' + old['submission_id']}); kept that one")
+    elif stamp.exists() and old is None:
         return "kept", f"{folder.relative_to(course)}/timestamp.txt was not written by collect: left as is"
     folder.mkdir(parents=True, exist_ok=True)
     status = "updated" if dest.exists() else "added"
     part = dest.with_suffix(".ipynb.part")
     part.write_bytes(data)
     part.replace(dest)
-    (folder / "timestamp.txt").write_text(timestamp_text(cand.mtime) + "\n")
+    if version.when is not None:
+        stamp.write_text(timestamp_text(version.when) + "\n")
+    elif stamp.exists() and old is not None and old.get("submitted_at"):
+        stamp.unlink()  # collect wrote it for the version this one replaces; this one has no time
     return status, digest
 
 
@@ -258,17 +198,17 @@ def place(course: Path, sid: str, name: str, cand: files.Candidate, old: dict | 
 def read_csv(path: Path) -> list[dict]:
     if not path.exists():
         return []
-    with open(path, newline="") as f:
+    with open(path, newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f))
 
 
 def write_csv(path: Path, fields: list[str], rows: list[dict]) -> None:
     """Write the table, or leave the file as it is when it already holds exactly that (a rerun)."""
     text = io.StringIO()
-    writer = csv.DictWriter(text, fields)
+    writer = csv.DictWriter(text, fields, extrasaction="ignore")
     writer.writeheader()
-    writer.writerows(rows)
-    data = text.getvalue().encode()
+    writer.writerows([{k: r.get(k, "") for k in fields} for r in rows])
+    data = text.getvalue().encode("utf-8")
     if path.exists() and path.read_bytes() == data:
         return
     part = path.with_suffix(".part")
@@ -276,11 +216,14 @@ def write_csv(path: Path, fields: list[str], rows: list[dict]) -> None:
     part.replace(path)
 
 
-def collect(download: Path, course: Path, names: list[str] | None = None, echo=print) -> Result:
+def collect(download: Path, course: Path, names: list[str] | None = None, echo=print,
+            roster: Path | None = None, times: Path | None = None) -> Result:
     names = names or notebook_names()
     download, course = Path(download).resolve(), Path(course).resolve()
     if download.is_relative_to(course / "submitted"):
         raise ValueError(f"{download} is inside the course's own submitted/ folder: nothing to collect")
+    members = _read_roster(roster) if roster else None  # a bad roster stops here, before anything is written
+    supplied = _read_times(times) if times else None
     course.mkdir(parents=True, exist_ok=True)
     manifest = {(r["student_id"], r["notebook"]): r for r in read_csv(course / MANIFEST)}
     result = Result()
@@ -288,14 +231,26 @@ def collect(download: Path, course: Path, names: list[str] | None = None, echo=p
     with tempfile.TemporaryDirectory(prefix="collect-") as tmp:
         layouts = find_layouts(download, names, Path(tmp), sources, result.skipped)
         hand_ins = [h for _, found, _ in layouts for h in found]
-        assign_ids(hand_ins, list(manifest.values()))
         for layout, found, skipped in layouts:
-            result.layouts.append(f"{layout}: {len({h.student_id for h in found})} student(s)")
-            result.skipped += [Skipped(sources.label(Path(s.file)) if Path(s.file).is_absolute() else s.file,
-                                       s.reason, s.student) for s in skipped]
+            result.layouts.append(f"{layout}: {len({(h.lms, h.key) for h in found})} person(s)")
+            result.skipped += skipped
+        undecided: list = []
+        if members is not None:
+            from graders.intake import join
+            hand_ins = join.join(hand_ins, members, result.skipped, result.notes, undecided)
+        assign_ids(hand_ins, list(manifest.values()))
+        if supplied is not None:
+            from graders.intake import times as given
+            given.apply(hand_ins, supplied, result.notes)
         claims = _match(hand_ins, names, sources, result.skipped)
         for (sid, name), group in sorted(claims.items()):
-            _file(course, sid, name, group, manifest, sources, result)
+            _file(course, sid, name, group, manifest, result)
+        if members is not None:
+            from graders.intake import join
+            result.skipped += join.without_hand_in(members, hand_ins, undecided)
+    result.skipped = [Skipped(sources.label(Path(s.file)) if Path(s.file).is_absolute() else s.file, s.reason,
+                              s.student) for s in result.skipped]
+    result.notes += _canvas_time_note(result)
     write_csv(course / MANIFEST, MANIFEST_FIELDS, [manifest[k] for k in sorted(manifest)])
     write_csv(course / REPORT, REPORT_FIELDS, [{"file": s.file, "student": s.student, "reason": s.reason}
                                                for s in result.skipped])
@@ -303,54 +258,87 @@ def collect(download: Path, course: Path, names: list[str] | None = None, echo=p
     return result
 
 
+def _read_roster(path: Path):
+    from graders.intake import roster
+    if not Path(path).is_file():
+        raise ValueError(f"the roster {path} does not exist")
+    return roster.read(Path(path))
+
+
+def _read_times(path: Path) -> dict[str, float]:
+    from graders.intake import times
+    if not Path(path).is_file():
+        raise ValueError(f"the times file {path} does not exist")
+    return times.read(Path(path))
+
+
 def _match(hand_ins: list[HandIn], names: list[str], sources: Sources, skipped: list[Skipped]) -> dict:
-    """(student_id, notebook) -> [(candidate, hand_in)] for every file that claims that notebook."""
-    owner, by_student = {}, {}
+    """(student_id, notebook) -> [Version] for every file that claims that notebook."""
+    by_student: dict[str, list[HandIn]] = {}
     for h in hand_ins:
         by_student.setdefault(h.student_id, []).append(h)
     claims: dict = {}
     for sid, group in by_student.items():
         budget = [int(limits.MAX_UNZIPPED_MIB * 2**20)]
-        cands = []
-        for h in group:
-            for c in candidates(h, sources, budget, skipped):
-                owner[id(c)] = h
-                cands.append(c)
-        for c in [c for c in cands if c.problem]:
-            skipped.append(Skipped(c.label, c.problem, sid))
-        cands = [c for c in cands if not c.problem]
-        found = intake.match_candidates(cands, names)
-        matched = {id(c) for group in found.values() for c in group}
-        for c in cands:
-            if id(c) not in matched:
-                skipped.append(Skipped(c.label, "no released notebook matches it by name or by content", sid))
-        for name, group in found.items():
-            if group:
-                claims[(sid, name)] = [(c, owner[id(c)]) for c in group]
+        versions = [v for h in group for v in candidates(h, sources, budget, skipped)]
+        for v in [v for v in versions if v.cand.problem]:
+            skipped.append(Skipped(v.cand.label, v.cand.problem, sid))
+        versions = [v for v in versions if not v.cand.problem]
+        by_cand = {id(v.cand): v for v in versions}
+        found = intake.match_candidates([v.cand for v in versions], names)
+        matched = {id(c) for cands in found.values() for c in cands}
+        for v in versions:
+            if id(v.cand) not in matched:
+                skipped.append(Skipped(v.cand.label, "no released notebook matches it by name or by content", sid))
+        for name, cands in found.items():
+            if cands:
+                claims[(sid, name)] = [by_cand[id(c)] for c in cands]
     return claims
 
 
-def _file(course: Path, sid: str, name: str, group: list, manifest: dict, sources: Sources, result: Result):
-    cands = [c for c, _ in group]
-    pick, _ = intake.choose(cands, name)
-    hand_in = next(h for c, h in group if c is pick)
-    why = intake.why_chosen(pick, cands, name) if len(group) > 1 else ""
-    for c, _ in group:
-        if c is not pick:
-            result.skipped.append(Skipped(c.label, f"another version of {name} was filed, '{pick.label}': {why}", sid))
+def _file(course: Path, sid: str, name: str, versions: list[Version], manifest: dict, result: Result):
+    if len(versions) > 1 and all(v.hand_in.by_name for v in versions):
+        for v in versions:  # Classroom without a roster: one name, two files: two people or one? Never guessed.
+            result.skipped.append(Skipped(v.cand.label, (
+                f"{len(versions)} files for {name} under the name '{v.hand_in.name}', and a Classroom download "
+                "holds no id: one student's two versions or two students with the same name? Pass "
+                "--roster (the class list) or put each student's files in a folder of their own"), sid))
+        return
+    pick, why = choose(versions, name)
+    for v in versions:
+        if v is not pick:
+            result.skipped.append(Skipped(v.cand.label, f"another version of {name} was filed, "
+                                          f"'{pick.cand.label}': {why}", sid))
     status, detail = place(course, sid, name, pick, manifest.get((sid, name)))
     if status == "kept":
-        result.skipped.append(Skipped(pick.label, detail, sid))
+        result.skipped.append(Skipped(pick.cand.label, detail, sid))
         return
-    if status != "unchanged":
+    h = pick.hand_in
+    if status == "unchanged":  # the same work; a roster given this time still adds the identifiers it knows
+        row = manifest[(sid, name)]
+        row.update({k: v for k, v in (("name", h.name), ("email", h.email), ("group", h.group), *h.ids.items())
+                    if v and k in MANIFEST_FIELDS})
+    else:
         manifest[(sid, name)] = {
-            "student_id": sid, "lms": hand_in.lms, "lms_id": hand_in.lms_id, "name": hand_in.name,
-            "email": hand_in.email, "notebook": name, "submitted_at": iso(pick.mtime),
-            "late": "" if hand_in.late is None else str(hand_in.late).lower(), "submission_id": hand_in.submission_id,
-            "source": pick.label, "key": hand_in.key, "sha256": detail}
-    result.filed.append(Filed(sid, name, hand_in, pick.label, status, pick.mtime))
-    if why:
-        result.filed[-1].source += f" ({why})"
+            "student_id": sid, "lms": h.lms, "lms_id": h.lms_id, "name": h.name, "email": h.email,
+            "notebook": name, "submitted_at": iso(pick.when), "late": "" if h.late is None else str(h.late).lower(),
+            "time_source": h.time_source, "group": h.group, "submission_id": h.submission_id,
+            "source": pick.cand.label, "key": h.key, "sha256": detail,
+            **{k: h.ids.get(k, "") for k in KINDS if k not in _FIELDS}}
+    result.filed.append(Filed(sid, name, h, pick.cand.label + (f" ({why})" if why else ""), status, pick.when))
+    result.notes += [n for n in h.notes if n not in result.notes]
+
+
+def _canvas_time_note(result: Result) -> list[str]:
+    untimed = [f for f in result.filed if f.hand_in.lms == "Canvas" and f.submitted_at is None]
+    late = sorted({f.student_id for f in untimed if f.hand_in.late})
+    if not untimed:
+        return []
+    return [f"Canvas records no submission time in its download (every zip entry carries the moment the zip was "
+            f"built): no timestamp.txt was written, so nbgrader applies no late penalty; Canvas marked "
+            f"{len(late)} student(s) LATE ({', '.join(late[:5])}{', ...' if len(late) > 5 else ''}): "
+            "collect_manifest.csv's 'late' column carries that flag to the export. Times you have (e.g. from "
+            "Canvas's submission view): --times FILE"]
 
 
 def _echo(result: Result, download: Path, course: Path, echo) -> None:
@@ -359,11 +347,14 @@ def _echo(result: Result, download: Path, course: Path, echo) -> None:
         echo(f"  layout: {layout}")
     for f in result.filed:
         late = " LATE" if f.hand_in.late else ""
-        lms_id = f" {f.hand_in.lms} {f.hand_in.lms_id}" if f.hand_in.lms_id else f" {f.hand_in.lms}"
-        echo(f"  {f.status:<9} {f.student_id}/{f.notebook} ({lms_id.strip()}, {iso(f.submitted_at)}{late}) "
-             f"<- {f.source}")
+        who = " ".join(x for x in (f.hand_in.lms, f.hand_in.lms_id or f.hand_in.key) if x)
+        shown = f" {f.hand_in.name}," if f.hand_in.name else ""
+        echo(f"  {f.status:<9} {f.student_id}/{f.notebook} ({who},{shown} {iso(f.submitted_at) or 'no time'}"
+             f"{late}) <- {f.source}")
     for s in result.skipped:
         echo(f"  not filed: {s.file}{f' [{s.student}]' if s.student else ''}: {s.reason}")
+    for note in result.notes:
+        echo(f"  note: {note}")
     counts = {k: sum(f.status == k for f in result.filed) for k in ("added", "updated", "unchanged")}
     students = len({f.student_id for f in result.filed})
     echo(f"filed {len(result.filed)} notebook(s) of {students} student(s) ({counts['added']} added, "

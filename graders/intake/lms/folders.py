@@ -47,6 +47,8 @@ def read(root: Path, names: list[str]) -> tuple[list[HandIn], list[Skipped]] | N
                                        "as the submission time)", student=folder.name))
                 continue
             when = _timestamp(path.parent)
-            hand_ins.append(HandIn(NAME, key=folder.name, name=folder.name, submitted_at=when,
+            hand_ins.append(HandIn(NAME, key=folder.name, name=folder.name, submitted_at=when, student_id=folder.name,
+                                   file_times=when is None,
+                                   time_source="file time" if when is None else "nbgrader timestamp.txt",
                                    files=[(path, path.name)]))
     return hand_ins, skipped
