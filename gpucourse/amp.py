@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import struct
-from types import SimpleNamespace
-from unittest import mock
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -143,24 +141,13 @@ def fake_gpu(capability: tuple[int, int] = (7, 5), name: str | None = None):
 
     ``torch.cuda.is_bf16_supported()`` answers True on every capability, as it does on a real
     T4 (software emulation); with ``including_emulation=False`` it answers ``capability >= 8.0``.
-    ``get_device_properties`` reports ``major``, ``minor``, ``name`` and ``total_memory``.
+    ``get_device_properties`` reports ``major``, ``minor``, ``name`` and ``total_memory``. Every other
+    device query agrees (:func:`gpucourse.fakes.fake_accelerators`, ``torch.accelerator`` included).
     """
     from .fakes import fake_accelerators
 
-    major, minor = capability
-    props = SimpleNamespace(major=major, minor=minor, name=name or f"Fake GPU sm_{major}{minor}",
-                            total_memory=16 * 2**30, multi_processor_count=40)
-
-    def is_bf16_supported(including_emulation: bool = True) -> bool:
-        return True if including_emulation else native_bf16(capability)
-
-    with contextlib.ExitStack() as stack:
-        stack.enter_context(fake_accelerators(cuda=True, mps=False, capability=capability))
-        stack.enter_context(mock.patch.object(torch.cuda, "is_bf16_supported", is_bf16_supported))
-        stack.enter_context(mock.patch.object(torch.cuda, "get_device_properties", lambda device=None: props))
-        stack.enter_context(mock.patch.object(torch.cuda, "get_device_name", lambda device=None: props.name))
-        stack.enter_context(mock.patch.object(torch.cuda, "current_device", lambda: 0))
-        yield props
+    with fake_accelerators(cuda=True, mps=False, capability=capability, name=name):
+        yield torch.cuda.get_device_properties(0)
 
 
 # ---------------------------------------------------------------------------------------------

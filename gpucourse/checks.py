@@ -6,16 +6,19 @@ A visible test cell reads::
         out = check.call(to_device, batch, "cpu")
         check.that(isinstance(out, dict), "A dict must come back as a dict.")
 
-It prints ``[PASS] to_device ...`` when every check holds. A failing check raises
-:class:`CheckFailed` (an AssertionError, so nbgrader marks the cell failed) whose message is
-the hint, and prints ``[FAIL]`` with the same hint first. Hints say what to look at, never
-the answer.
+It prints ``[PASS] to_device: ...`` when every check holds, and says that the autograder checks more
+cases. A failing check raises :class:`CheckFailed` (an AssertionError, so nbgrader scores the cell 0)
+whose message is the hint; IPython shows it as the one line ``[FAIL] to_device: <hint>``, in place of a
+traceback (``_render_traceback_``). An exception from the student's code inside the check becomes such a
+line too, naming the exception and the line of the student's cell it came from. Hints say what to look
+at, never the answer.
 
-While an exercise is still nbgrader's skeleton (``raise NotImplementedError()``), its check prints
-``[TODO]`` naming the exercise that is unfinished (the one checked, or an earlier one it uses), and
-fails with that one line instead of a traceback. A demonstration that runs a student's answer
-starts with ``if needs("to_device"):`` and, while that answer is unfinished, prints one ``[SKIP]``
-line that names it instead of failing (see :func:`needs`).
+While an exercise is still nbgrader's skeleton (``raise NotImplementedError()``), its check fails with the
+one line ``[TODO] <exercise>: ...`` naming the exercise that is unfinished (the one checked, or an earlier
+one it uses). A demonstration that runs a student's answer starts with ``if needs("to_device"):`` and,
+while that answer is unfinished, prints one ``[SKIP]`` line that names it instead of failing (see
+:func:`needs`). Hidden tests state each requirement with :class:`requirement`, so that their failure
+names it.
 """
 
 from __future__ import annotations
@@ -29,30 +32,42 @@ import sysconfig
 import torch
 
 
-class CheckFailed(AssertionError):
-    """A self-check did not hold; the message is the hint for the student.
+class OneLine:
+    """An exception IPython shows as its tagged line(s) only: ``_render_traceback_()`` replaces the
+    traceback (IPython's ``showtraceback``), so the output is the hint, not twenty lines that end inside
+    this module. The cell still fails: the error output is there, and nbgrader scores it 0."""
 
-    The cell still fails (nbgrader scores an error output 0), but IPython shows
-    ``_render_traceback_()`` in place of a traceback: the one line of the hint, not twenty lines that
-    end inside this module."""
-
-    def _render_traceback_(self) -> list[str]:
-        return [f"{type(self).__name__}: {self}"]
-
-
-class RequirementFailed(AssertionError):
-    """A hidden test's requirement did not hold: the message names the requirement (see :func:`requirement`)."""
+    tag = ""
+    exercise: str | None = None  # set by the Check that failed
 
     def _render_traceback_(self) -> list[str]:
-        return [f"{type(self).__name__}: {self}"]
+        where = f" {self.exercise}:" if self.exercise else ""
+        return f"{self.tag}{where} {self}".splitlines() or [self.tag]
 
 
-class Unanswered(NotImplementedError):
-    """An exercise is still its skeleton. Shown as one line, without a traceback: nothing in it is
-    the student's mistake to find (IPython prints ``_render_traceback_()`` in place of a traceback)."""
+class CheckFailed(OneLine, AssertionError):
+    """A self-check did not hold; the message is the hint for the student, shown as ``[FAIL] <exercise>: <hint>``."""
 
-    def _render_traceback_(self) -> list[str]:
-        return [f"{type(self).__name__}: {self}"]
+    tag = "[FAIL]"
+
+
+class RequirementFailed(OneLine, AssertionError):
+    """A hidden test's requirement did not hold: the message names the requirement (see :class:`requirement`)."""
+
+    tag = "[FAIL] autograder's test:"
+
+
+class Unanswered(OneLine, NotImplementedError):
+    """An exercise is still its skeleton, shown as ``[TODO] <exercise>: ...``: nothing in it is the
+    student's mistake to find."""
+
+    tag = "[TODO]"
+
+
+def _failed(cls, exercise: str, message: str):
+    error = cls(message)
+    error.exercise = exercise
+    return error
 
 
 #: Where library code lives (the standard library, installed packages, this package): a bare
@@ -112,7 +127,8 @@ class requirement:
 class Check:
     def __init__(self, exercise: str, passed: str | None = None):
         self.exercise = exercise
-        self.passed = passed or "the visible checks pass. The autograder runs more cases."
+        self.passed = passed or ("the visible checks pass. The autograder checks more cases (fresh inputs, "
+                                  "edge cases) when you hand in.")
         self.count = 0
 
     # -- context manager ------------------------------------------------------------------------
@@ -123,16 +139,16 @@ class Check:
         if exc_type is None:
             print(f"[PASS] {self.exercise}: {self.passed}")
             return False
+        if not issubclass(exc_type, Exception):
+            return False  # KeyboardInterrupt (the time limit) and SystemExit pass as they are
         todo = self.todo(exc)
-        if todo is not None:
-            print(f"[TODO] {self.exercise}: {todo}")
-            raise Unanswered(f"{self.exercise}: {todo}") from None  # the cell fails, in one line
+        if todo is not None:  # the cell fails, in the one line [TODO] <exercise>: ...
+            raise _failed(Unanswered, self.exercise, todo) from None
         if isinstance(exc, CheckFailed):
-            print(f"[FAIL] {self.exercise}: {exc}")
-            return False  # re-raise, so that the cell fails (shown as its one line)
+            exc.exercise = exc.exercise or self.exercise
+            return False  # re-raised: the cell fails, shown as its [FAIL] line
         hint = f"your code raised {type(exc).__name__}: {exc}{where_raised(exc.__traceback__)}"
-        print(f"[FAIL] {self.exercise}: {hint}")
-        raise CheckFailed(f"{self.exercise}: {hint}") from None  # the hint, not a traceback into this module
+        raise _failed(CheckFailed, self.exercise, hint) from None  # the hint, not a traceback into this module
 
     def todo(self, exc) -> str | None:
         """What is unanswered, when ``exc`` says so (a skeleton's bare NotImplementedError, or this

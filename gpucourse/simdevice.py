@@ -28,6 +28,8 @@ from unittest import mock
 
 import torch
 
+from .fakes import fake_accelerators
+
 __all__ = ["Kernel", "SimDevice", "SimEvent", "SimStream", "simulated_accelerator", "naive_and_synchronized",
            "Workload", "HostWorkload"]
 
@@ -247,9 +249,9 @@ def simulated_accelerator(kind: str | None = "cuda", sim: SimDevice | None = Non
     Yields the :class:`SimDevice` (made here and closed on exit unless one is given). Patched:
     ``torch.cuda.is_available / device_count / synchronize / Event / current_stream``,
     ``torch.backends.mps.is_available``, ``torch.mps.synchronize``, ``torch.accelerator.is_available /
-    synchronize``. The accelerator that is absent raises on synchronize, as CPU-only PyTorch does,
-    so a grader gives the same verdict whether or not it has a real GPU. ``sim.sync_calls`` lists every
-    synchronize that reached the device.
+    synchronize``, and every device query :func:`gpucourse.fakes.fake_accelerators` fakes. The accelerator
+    that is absent raises on synchronize, as CPU-only PyTorch does, so a grader gives the same verdict
+    whether or not it has a real GPU. ``sim.sync_calls`` lists every synchronize that reached the device.
     """
     if kind not in ("cuda", "mps", None):
         raise ValueError("kind must be 'cuda', 'mps' or None")
@@ -284,6 +286,8 @@ def simulated_accelerator(kind: str | None = "cuda", sim: SimDevice | None = Non
                                              if kind else _absent("torch.accelerator.synchronize")))
     try:
         with contextlib.ExitStack() as stack:
+            # every other device query (torch.accelerator.current_accelerator, torch.mps, ...) agrees
+            stack.enter_context(fake_accelerators(cuda=cuda, mps=mps))
             for patch in patches:
                 stack.enter_context(patch)
             yield sim

@@ -15,8 +15,10 @@ import torch
 
 
 def synchronize(device) -> None:
-    """Wait for all queued work on device: torch.cuda.synchronize() for CUDA devices,
-    torch.mps.synchronize() for MPS, nothing for the CPU. device is a str or torch.device."""
+    """Wait for all queued work on device: torch.cuda.synchronize() for a CUDA device in any spelling
+    ("cuda", "cuda:0", torch.device("cuda")), torch.mps.synchronize() for MPS, and nothing at all for
+    the CPU, even on a machine that has a GPU (decide by the device's type, not by the machine).
+    device is a str or a torch.device."""
     kind = torch.device(device).type
     if kind == "cuda":
         torch.cuda.synchronize(device)
@@ -25,8 +27,9 @@ def synchronize(device) -> None:
 
 
 def time_ms(fn, device, warmup=3, repeats=10) -> list:
-    """Call fn() warmup times untimed, then time repeats calls, each between a synchronize(device)
-    and time.perf_counter() at start and end; return the repeats durations in milliseconds."""
+    """Call fn() warmup times untimed, then time repeats calls: for each, synchronize(device), read
+    time.perf_counter(), call fn(), synchronize(device), read time.perf_counter() again. Return a list
+    of repeats floats in call order: each call's own duration, from its own start, in milliseconds."""
     for _ in range(warmup):
         fn()
     times = []

@@ -152,12 +152,17 @@ print("after x = x.to('meta'), x is on", x.device)
 # ## Exercise 1: `pick_device` (2 points)
 #
 # Write a function that returns the best device available, as a `torch.device`: CUDA if available, else Apple's
-# MPS if available, else the CPU. Check with `torch.cuda.is_available()` and `torch.backends.mps.is_available()`.
+# MPS if available, else the CPU. Check with `torch.cuda.is_available()` and `torch.backends.mps.is_available()`,
+# or with `torch.accelerator` (current PyTorch's device-neutral API: `torch.accelerator.is_available()` and
+# `torch.accelerator.current_accelerator()`); the checks accept either.
 
 # %% nbgrader={"grade": false, "grade_id": "pick_device", "locked": false, "schema_version": 3, "solution": true}
 def pick_device() -> torch.device:
     """Return torch.device("cuda") if CUDA is available, else torch.device("mps") if Apple's
-    Metal backend is available, else torch.device("cpu"). Always a torch.device, never a string."""
+    Metal backend is available, else torch.device("cpu"). Always a torch.device, never a string.
+
+    CUDA comes before MPS when both are reported. torch.accelerator may be used instead of
+    torch.cuda / torch.backends.mps; other accelerators (XPU, ...) are not checked."""
     ### BEGIN SOLUTION
     if torch.cuda.is_available():
         return torch.device("cuda")
@@ -182,19 +187,27 @@ with Check("pick_device") as check:
         check.equal(pick_device(), torch.device("cpu"), "With no GPU at all, the answer is the CPU.")
     with fake_accelerators(cuda=True, mps=False):
         check.equal(pick_device(), torch.device("cuda"), "When torch.cuda.is_available() is True, pick cuda.")
+    with fake_accelerators(cuda=False, mps=True):
+        check.equal(pick_device(), torch.device("mps"),
+                    "On a Mac without CUDA, torch.backends.mps.is_available() is True: pick mps there.")
+    with fake_accelerators(cuda=True, mps=True):
+        check.equal(pick_device(), torch.device("cuda"), "When CUDA and MPS are both reported, CUDA comes first.")
 
 ### BEGIN HIDDEN TESTS
-import gpucourse.env as _env
-from gpucourse.origin import borrowed as _borrowed
-assert _borrowed(pick_device, answers=[_env.best_device, _env.environment_report]) is None, \
-    "pick_device must be written in this notebook"
-with fake_accelerators(cuda=False, mps=True):
-    assert pick_device() == torch.device("mps"), "MPS must be chosen when it is the only accelerator"
-    assert isinstance(pick_device(), torch.device)
-with fake_accelerators(cuda=True, mps=True):
-    assert pick_device() == torch.device("cuda"), "CUDA comes before MPS"
-with fake_accelerators(cuda=False, mps=False):
-    assert isinstance(pick_device(), torch.device) and pick_device().type == "cpu"
+from gpucourse.checks import requirement as _requirement
+with _requirement("pick_device returns torch.device('cuda'), else torch.device('mps'), else "
+                  "torch.device('cpu'), written in this notebook"):
+    import gpucourse.env as _env
+    from gpucourse.origin import borrowed as _borrowed
+    assert _borrowed(pick_device, answers=[_env.best_device, _env.environment_report]) is None, \
+        "pick_device must be written in this notebook"
+    with fake_accelerators(cuda=False, mps=True):
+        assert pick_device() == torch.device("mps"), "MPS must be chosen when it is the only accelerator"
+        assert isinstance(pick_device(), torch.device), "a torch.device, never a string"
+    with fake_accelerators(cuda=True, mps=True):
+        assert pick_device() == torch.device("cuda"), "CUDA comes before MPS"
+    with fake_accelerators(cuda=False, mps=False):
+        assert isinstance(pick_device(), torch.device) and pick_device().type == "cpu", "the CPU without accelerators"
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="pick_device"
@@ -268,6 +281,20 @@ with fake_accelerators(cuda=False, mps=False):
 #     print("picked", device)
 #     return torch.device(device)
 # ```
+#
+# **alternative `accelerator-api`**: torch.accelerator, current PyTorch's device-neutral API
+# ```python
+# def pick_device() -> torch.device:
+#     if torch.accelerator.is_available():
+#         return torch.device(torch.accelerator.current_accelerator().type)
+#     return torch.device("cpu")
+# ```
+#
+# **alternative `accelerator-or-cpu`**: current_accelerator(check_available=True), None without one
+# ```python
+# def pick_device() -> torch.device:
+#     return torch.accelerator.current_accelerator(check_available=True) or torch.device("cpu")
+# ```
 
 # %% [markdown] id="ex2"
 # ## Exercise 2: `to_device` (3 points)
@@ -277,17 +304,23 @@ with fake_accelerators(cuda=False, mps=False):
 # `device`, however deeply it sits inside lists, tuples and dicts.
 #
 # The contract:
-# - lists stay lists, tuples stay tuples, dicts stay dicts (with the same keys);
+# - lists stay lists, tuples stay tuples, dicts stay dicts (with the same keys, in the same order);
 # - anything that is not a tensor or one of those containers (numbers, strings, `None`) comes back untouched;
 # - the input is **not modified**: build new containers;
 # - `non_blocking` is passed on to every `Tensor.to` call (the next notebook shows why it matters).
+#
+# Only the built-in `list`, `tuple` and `dict` count as containers here. Their subclasses (`OrderedDict`,
+# `defaultdict`, a `namedtuple`) are left out of this exercise: handle them as you like, no check uses one.
 
 # %% nbgrader={"grade": false, "grade_id": "to_device", "locked": false, "schema_version": 3, "solution": true}
 def to_device(obj, device, non_blocking=False):
     """Return obj with every tensor inside (nested lists, tuples, dicts) moved to device.
 
-    Containers keep their type, other objects are returned as they are, obj itself is not
-    modified, and non_blocking is passed to every Tensor.to call."""
+    A list comes back as a new list, a tuple as a new tuple, a dict as a new dict with the same
+    keys in the same order; other objects (numbers, strings, None) are returned as they are.
+    Only the built-in list, tuple and dict count: their subclasses (OrderedDict, defaultdict,
+    namedtuple) are not part of this contract and no check uses them. obj itself and the
+    containers inside it are not modified. non_blocking is passed to every Tensor.to call."""
     ### BEGIN SOLUTION
     if isinstance(obj, torch.Tensor):
         return obj.to(device, non_blocking=non_blocking)
@@ -309,38 +342,64 @@ with Check("to_device") as check:
     check.that(isinstance(moved, tuple) and len(moved) == 2, "A tuple (x, y) must come back as a tuple of two.")
     check.that(all(t.device.type == "meta" for t in moved), "Every tensor in the tuple must be on the new device.")
     check.that(batch[0].device.type == "cpu", "Do not change the input; return new containers.")
-    moved = to_device({"image": torch.ones(1), "label": 3}, "meta")
+    moved = to_device({"label": 3, "image": torch.ones(1)}, "meta")
     check.that(isinstance(moved, dict) and moved["image"].device.type == "meta",
                "Tensors inside a dict must be moved too.")
+    check.equal(list(moved), ["label", "image"], "A dict keeps its keys in their order: do not sort them.")
     check.equal(moved["label"], 3, "Objects that are not tensors come back untouched.")
+    inner = [torch.zeros(2), (torch.ones(1),)]
+    nested = {"x": torch.zeros(3), "rest": inner}
+    moved = to_device(nested, "meta")
+    check.that(isinstance(moved["rest"], list) and moved["rest"][0].device.type == "meta"
+               and moved["rest"][1][0].device.type == "meta",
+               "Tensors inside lists inside dicts must be moved too: call to_device on every item.")
+    check.that(nested["x"].device.type == "cpu" and nested["rest"] is inner and inner[0].device.type == "cpu",
+               "Do not change the input: build new dicts and lists instead of assigning into the old ones.")
+    with RecordTransfers() as moves:
+        to_device(nested, "meta", non_blocking=True)
+    check.that(len(moves.transfers) >= 3 and moves.all_non_blocking,
+               "Pass non_blocking on to every Tensor.to call, however deep the tensor sits.")
+    with RecordTransfers() as moves:
+        to_device(nested, "meta")
+    check.that(len(moves.transfers) >= 3 and not any(t.non_blocking for t in moves.transfers),
+               "non_blocking is False unless the caller asks for it: pass the argument on, not a constant.")
 
 ### BEGIN HIDDEN TESTS
-import random as _random
-_rng = _random.Random()
-_leaf = [torch.randn(_rng.randint(1, 4)) for _ in range(4)]
-_nested = {"a": [_leaf[0], (_leaf[1], "text", None)], "b": {"c": _leaf[2], "n": 7}, "d": [[_leaf[3]]]}
-_out = to_device(_nested, "meta")
-assert type(_out) is dict and set(_out) == {"a", "b", "d"}
-assert type(_out["a"]) is list and type(_out["a"][1]) is tuple and type(_out["b"]) is dict
-assert _out["a"][0].device.type == "meta" and _out["a"][1][0].device.type == "meta"
-assert _out["b"]["c"].device.type == "meta" and _out["d"][0][0].device.type == "meta"
-assert _out["a"][1][1] == "text" and _out["a"][1][2] is None and _out["b"]["n"] == 7
-assert tuple(_out["b"]["c"].shape) == tuple(_leaf[2].shape)
-# the input is untouched
-assert _nested["a"][0] is _leaf[0] and _nested["b"]["c"] is _leaf[2] and _nested["d"][0][0] is _leaf[3]
-assert all(t.device.type == "cpu" for t in _leaf)
-# a plain list stays a list, a bare tensor is moved, a non-tensor passes through
-assert type(to_device([_leaf[0]], "meta")) is list
-assert to_device(_leaf[1], "meta").device.type == "meta"
-_obj = object()
-assert to_device(_obj, "meta") is _obj
-# non_blocking reaches every Tensor.to call, and is off by default
-with RecordTransfers() as _rec:
-    to_device(_nested, "cpu", non_blocking=True)
-assert len(_rec.transfers) >= 4 and _rec.all_non_blocking, "non_blocking=True must be passed to every Tensor.to"
-with RecordTransfers() as _rec:
-    to_device(_nested, "cpu")
-assert not any(t.non_blocking for t in _rec.transfers), "non_blocking defaults to False"
+from gpucourse.checks import requirement as _requirement
+with _requirement("to_device moves every tensor, keeps list, tuple and dict (keys in order), leaves its "
+                  "input unchanged and passes non_blocking on"):
+    import random as _random
+    _rng = _random.Random()
+    _leaf = [torch.randn(_rng.randint(1, 4)) for _ in range(4)]
+    _keys = ["a", "b", "d"]
+    _rng.shuffle(_keys)
+    _parts = {"a": [_leaf[0], (_leaf[1], "text", None)], "b": {"c": _leaf[2], "n": 7}, "d": [[_leaf[3]]]}
+    _nested = {_k: _parts[_k] for _k in _keys}
+    _out = to_device(_nested, "meta")
+    assert type(_out) is dict and list(_out) == _keys, "a dict comes back as a dict, same keys in the same order"
+    assert type(_out["a"]) is list and type(_out["a"][1]) is tuple and type(_out["b"]) is dict, \
+        "lists stay lists, tuples stay tuples, dicts stay dicts"
+    assert _out["a"][0].device.type == "meta" and _out["a"][1][0].device.type == "meta", "every tensor moved"
+    assert _out["b"]["c"].device.type == "meta" and _out["d"][0][0].device.type == "meta", "every tensor moved"
+    assert _out["a"][1][1] == "text" and _out["a"][1][2] is None and _out["b"]["n"] == 7, "non-tensors untouched"
+    assert tuple(_out["b"]["c"].shape) == tuple(_leaf[2].shape), "a moved tensor keeps its shape"
+    # the input is untouched, down to the inner containers
+    assert _nested["a"] is _parts["a"] and _parts["a"][0] is _leaf[0] and _parts["b"]["c"] is _leaf[2] \
+        and _parts["d"][0][0] is _leaf[3] and _parts["a"][1][0] is _leaf[1], "the input must not be modified"
+    assert all(t.device.type == "cpu" for t in _leaf), "the input's tensors must stay where they were"
+    # a plain list stays a list, an empty tuple a tuple, a bare tensor is moved, a non-tensor passes through
+    assert type(to_device([_leaf[0]], "meta")) is list, "a list stays a list"
+    assert to_device((), "meta") == () and type(to_device((), "meta")) is tuple, "a tuple stays a tuple"
+    assert to_device(_leaf[1], "meta").device.type == "meta", "a bare tensor is moved"
+    _obj = object()
+    assert to_device(_obj, "meta") is _obj, "other objects come back as they are"
+    # non_blocking reaches every Tensor.to call, and is off by default
+    with RecordTransfers() as _rec:
+        to_device(_nested, "cpu", non_blocking=True)
+    assert len(_rec.transfers) >= 4 and _rec.all_non_blocking, "non_blocking=True must be passed to every Tensor.to"
+    with RecordTransfers() as _rec:
+        to_device(_nested, "cpu")
+    assert not any(t.non_blocking for t in _rec.transfers), "non_blocking defaults to False"
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="to_device"
@@ -396,6 +455,20 @@ assert not any(t.non_blocking for t in _rec.transfers), "non_blocking defaults t
 # +        return [to_device(o, device, non_blocking) for o in obj]
 # ```
 #
+# **mistake `always-non-blocking`**, loses `test_to_device`: passes non_blocking=True whatever the caller asked for
+# ```diff
+# @@
+# -        return obj.to(device, non_blocking=non_blocking)
+# +        return obj.to(device, non_blocking=True)
+# ```
+#
+# **mistake `sorted-keys`**, loses `test_to_device`: rebuilds dicts in sorted key order
+# ```diff
+# @@
+# -        return type(obj)((key, to_device(value, device, non_blocking)) for key, value in obj.items())
+# +        return {key: to_device(obj[key], device, non_blocking) for key in sorted(obj)}
+# ```
+#
 # **alternative `match-type`**: a match statement, keyword arguments
 # ```python
 # def to_device(obj, device, non_blocking=False):
@@ -430,6 +503,25 @@ assert not any(t.non_blocking for t in _rec.transfers), "non_blocking defaults t
 #     return obj
 # ```
 #
+# **alternative `keeps-subclasses`**: also keeps OrderedDict, defaultdict and namedtuple types (allowed, not required)
+# ```python
+# import copy
+#
+# def to_device(obj, device, non_blocking=False):
+#     if isinstance(obj, torch.Tensor):
+#         return obj.to(device, non_blocking=non_blocking)
+#     if isinstance(obj, dict):
+#         out = copy.copy(obj)  # same type, defaultdict's factory too; a new object
+#         for key, value in obj.items():
+#             out[key] = to_device(value, device, non_blocking)
+#         return out
+#     if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a namedtuple
+#         return type(obj)(*(to_device(v, device, non_blocking) for v in obj))
+#     if isinstance(obj, (list, tuple)):
+#         return type(obj)(to_device(v, device, non_blocking) for v in obj)
+#     return obj
+# ```
+#
 # **alternative `scratch-globals`**: an innocent globals() check in a scratch line, map and a lambda
 # ```python
 # if "model" not in globals():
@@ -450,20 +542,28 @@ assert not any(t.non_blocking for t in _rec.transfers), "non_blocking defaults t
 #
 # One epoch of training, written once so that it works on any device:
 #
-# - put the model in **training mode** (`model.train()`): dropout and batch norm behave differently in training;
+# - put the model in **training mode** (`model.train()`): dropout and batch norm behave differently in training.
+#   Every forward pass must run in training mode; what mode you leave the model in afterwards is up to you;
 # - move every batch `(x, y)` to `device` with `non_blocking=True`;
-# - the usual step: zero the gradients, forward, loss, backward, optimizer step;
+# - the usual step, for every batch: zero the gradients, forward, loss, backward, optimizer step. The gradients are
+#   zeroed **before each backward**: the model may arrive with gradients left over from earlier work, and the first
+#   step must not use them;
 # - return the **mean loss per example** over the epoch, as a Python `float`.
 #
 # Careful with the mean: the last batch is often smaller than the others, so the mean of the batch losses is not the
-# mean per example. Weight each batch's (mean) loss by its number of examples.
+# mean per example. Weight each batch's (mean) loss by its number of examples, and divide by the number of examples
+# the loader gave you, which is not always `len(loader.dataset)` (a loader with `drop_last=True` skips some).
 
 # %% nbgrader={"grade": false, "grade_id": "train_one_epoch", "locked": false, "schema_version": 3, "solution": true}
 def train_one_epoch(model, loader, optimizer, criterion, device) -> float:
     """Train model for one pass over loader on device; return the mean loss per example (a float).
 
-    criterion returns the mean loss of a batch (reduction="mean"); batches are moved with
-    non_blocking=True; the model is in training mode."""
+    Every forward pass runs in training mode (the mode left afterwards is free). Each batch
+    (x, y) is moved with non_blocking=True. For every batch: zero the gradients, forward, loss,
+    backward, optimizer step; gradients are zeroed before each backward, so the model's
+    leftover gradients never reach a step. criterion returns the mean loss of a batch
+    (reduction="mean"). The mean is over the examples the loader yielded, which may be fewer
+    than len(loader.dataset)."""
     ### BEGIN SOLUTION
     model.train()
     total_loss, total_examples = 0.0, 0
@@ -516,61 +616,88 @@ with Check("train_one_epoch") as check:
     train_one_epoch(model, loader, torch.optim.SGD(model.parameters(), lr=0.1), torch.nn.CrossEntropyLoss(), "cpu")
     check.that(any(not torch.equal(before[k], v) for k, v in model.state_dict().items()),
                "With lr=0.1 the parameters must change: call loss.backward() and optimizer.step() for every batch.")
+    # A loader that drops its short last batch yields 8 of the 10 examples: the mean is over those 8.
+    short = torch.utils.data.DataLoader(loader.dataset, batch_size=4, drop_last=True)
+    with torch.no_grad():
+        seen = torch.nn.functional.cross_entropy(model(x_all[:8]), y_all[:8]).item()
+    loss = train_one_epoch(model, short, torch.optim.SGD(model.parameters(), lr=0.0), torch.nn.CrossEntropyLoss(),
+                           "cpu")
+    check.close(loss, seen, "With drop_last=True the loader yields 8 of the 10 examples: divide by the examples "
+                "you trained on, not by len(loader.dataset).", rel=1e-5)
+    # Leftover gradients from earlier work, and a loss whose gradient is zero: zeroing before each backward
+    # leaves nothing for SGD to apply, so the parameters must not move.
+    for p in model.parameters():
+        p.grad = torch.ones_like(p)
+    before = copy.deepcopy(model.state_dict())
+    train_one_epoch(model, loader, torch.optim.SGD(model.parameters(), lr=0.1), lambda out, y: 0.0 * out.sum(), "cpu")
+    check.that(all(torch.equal(before[k], v) for k, v in model.state_dict().items()),
+               "The model came with leftover gradients and the loss has zero gradient, yet the parameters moved: "
+               "zero the gradients before each backward, not after the step.")
 
 ### BEGIN HIDDEN TESTS
-def _reference_train_epoch(model, loader, lr):
-    """One epoch of plain SGD with cross-entropy; the mean loss per example, before each step."""
-    model.train()
-    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
-    criterion = torch.nn.CrossEntropyLoss()
-    total, count = 0.0, 0
-    for x, y in loader:
-        optimizer.zero_grad()
-        batch_loss = criterion(model(x), y)
-        batch_loss.backward()
-        optimizer.step()
-        total += batch_loss.item() * len(x)
-        count += len(x)
-    model.seen_modes.clear()  # the reference's own forward calls are not the student's
-    return total / count
+from gpucourse.checks import requirement as _requirement
+with _requirement("train_one_epoch trains in training mode, moves batches with non_blocking=True, zeroes "
+                  "gradients before each backward and returns the mean loss per example seen, as a float"):
+    def _reference_train_epoch(model, loader, lr):
+        """One epoch of plain SGD with cross-entropy; the mean loss per example, before each step."""
+        model.train()
+        optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+        criterion = torch.nn.CrossEntropyLoss()
+        total, count = 0.0, 0
+        for x, y in loader:
+            optimizer.zero_grad()
+            batch_loss = criterion(model(x), y)
+            batch_loss.backward()
+            optimizer.step()
+            total += batch_loss.item() * len(x)
+            count += len(x)
+        model.seen_modes.clear()  # the reference's own forward calls are not the student's
+        return total / count
 
-class _RecordShapes(RecordTransfers):
-    """RecordTransfers that also keeps the shape of each moved tensor (in .shapes, one per transfer)."""
-    def __init__(self):
-        super().__init__()
-        self.shapes = []
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        _count = len(self.transfers)
-        _result = super().__torch_function__(func, types, args, kwargs)
-        if len(self.transfers) > _count:  # a Tensor.to / .cuda / .copy_ call was recorded
-            self.shapes.append(tuple(args[0].shape))
-        return _result
+    class _RecordShapes(RecordTransfers):
+        """RecordTransfers that also keeps the shape of each moved tensor (in .shapes, one per transfer)."""
+        def __init__(self):
+            super().__init__()
+            self.shapes = []
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            _count = len(self.transfers)
+            _result = super().__torch_function__(func, types, args, kwargs)
+            if len(self.transfers) > _count:  # a Tensor.to / .cuda / .copy_ call was recorded
+                self.shapes.append(tuple(args[0].shape))
+            return _result
 
-for _seed in range(3):
-    _g = torch.Generator().manual_seed(torch.seed() % 2**31)
-    _n, _bs = int(torch.randint(7, 40, (1,), generator=_g)), int(torch.randint(3, 9, (1,), generator=_g))
-    if _n % _bs == 0:
-        _n += 1  # always an uneven last batch
-    _loader = toy_loader(n=_n, batch_size=_bs, features=5, classes=4,
-                         seed=int(torch.randint(0, 10**6, (1,), generator=_g)))
-    _model = ModeProbe(torch.nn.Sequential(torch.nn.Linear(5, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4)))
-    _ref = copy.deepcopy(_model)
-    _expected = _reference_train_epoch(_ref, _loader, lr=0.05)
-    _model.eval()
-    with _RecordShapes() as _rec:
-        _loss = train_one_epoch(_model, _loader, torch.optim.SGD(_model.parameters(), lr=0.05),
-                                torch.nn.CrossEntropyLoss(), torch.device("cpu"))
-    assert isinstance(_loss, float)
-    assert abs(_loss - _expected) <= 1e-4 * max(1.0, abs(_expected)), "mean loss per example"
-    for _p, _q in zip(_model.parameters(), _ref.parameters()):
-        assert torch.allclose(_p, _q, atol=1e-5), "parameters after the epoch differ: zero_grad, backward, step?"
-    assert _model.seen_modes and all(_model.seen_modes), "train mode"
-    # the batches' transfers: x is (batch, 5) float32, y is (batch,) int64; the model's parameters
-    # ((16, 5), (16,), (4, 16), (4,)) never have those shapes, so moving the model may be blocking
-    _moves = [t for t, _shape in zip(_rec.transfers, _rec.shapes) if t.method in ("to", "cuda")
-              and (_shape[1:] == (5,) and _shape[0] <= _bs or len(_shape) == 1 and t.source_dtype == torch.int64)]
-    assert len(_moves) >= 2 * len(_loader), "every x and y must be moved to the device"
-    assert all(t.non_blocking for t in _moves), "batches must move with non_blocking=True"
+    for _seed in range(4):
+        _g = torch.Generator().manual_seed(torch.seed() % 2**31)
+        _n, _bs = int(torch.randint(7, 40, (1,), generator=_g)), int(torch.randint(3, 9, (1,), generator=_g))
+        _n = max(_n, _bs + 1)  # at least one full batch, even when the short last one is dropped
+        if _n % _bs == 0:
+            _n += 1  # always an uneven last batch
+        _loader = toy_loader(n=_n, batch_size=_bs, features=5, classes=4,
+                             seed=int(torch.randint(0, 10**6, (1,), generator=_g)))
+        if _seed % 2:  # every other loader drops its short last batch: fewer examples than len(dataset)
+            _loader = torch.utils.data.DataLoader(_loader.dataset, batch_size=_bs, drop_last=True)
+        _model = ModeProbe(torch.nn.Sequential(torch.nn.Linear(5, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4)))
+        _ref = copy.deepcopy(_model)
+        _expected = _reference_train_epoch(_ref, _loader, lr=0.05)
+        for _p in _model.parameters():  # leftover gradients, which the first step must not use
+            _p.grad = torch.randn_like(_p)
+        _model.eval()
+        with _RecordShapes() as _rec:
+            _loss = train_one_epoch(_model, _loader, torch.optim.SGD(_model.parameters(), lr=0.05),
+                                    torch.nn.CrossEntropyLoss(), torch.device("cpu"))
+        assert isinstance(_loss, float), "return a Python float"
+        assert abs(_loss - _expected) <= 1e-4 * max(1.0, abs(_expected)), \
+            "mean loss per example, over the examples the loader yielded"
+        for _p, _q in zip(_model.parameters(), _ref.parameters()):
+            assert torch.allclose(_p, _q, atol=1e-5), \
+                "parameters after the epoch differ: zero the gradients before each backward, then backward, step"
+        assert _model.seen_modes and all(_model.seen_modes), "every forward pass in training mode"
+        # the batches' transfers: x is (batch, 5) float32, y is (batch,) int64; the model's parameters
+        # ((16, 5), (16,), (4, 16), (4,)) never have those shapes, so moving the model may be blocking
+        _moves = [t for t, _shape in zip(_rec.transfers, _rec.shapes) if t.method in ("to", "cuda")
+                  and (_shape[1:] == (5,) and _shape[0] <= _bs or len(_shape) == 1 and t.source_dtype == torch.int64)]
+        assert len(_moves) >= 2 * len(_loader), "every x and y must be moved to the device"
+        assert all(t.non_blocking for t in _moves), "batches must move with non_blocking=True"
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="train_one_epoch"
@@ -692,11 +819,29 @@ for _seed in range(3):
 #     return _total / _count
 # ```
 #
-# **alternative `float64-sum`**: accumulates in float64, divides by the dataset's length
+# **mistake `loss-over-dataset-length`**, loses `test_train_one_epoch`: divides by len(loader.dataset), not by the examples seen
+# ```diff
+# @@
+# -    return total_loss / total_examples
+# +    return total_loss / len(loader.dataset)
+# ```
+#
+# **mistake `zero-grad-after-step`**, loses `test_train_one_epoch`: zeroes after the step: the first step uses leftover gradients
+# ```diff
+# @@
+# -        optimizer.zero_grad(set_to_none=True)
+#          loss = criterion(model(x), y)
+#          loss.backward()
+#          optimizer.step()
+# +        optimizer.zero_grad(set_to_none=True)
+# ```
+#
+# **alternative `float64-sum`**: accumulates in float64 tensors, counts the examples in a tensor too
 # ```python
 # def train_one_epoch(model, loader, optimizer, criterion, device) -> float:
 #     model.train()
 #     total = torch.zeros((), dtype=torch.float64)
+#     seen = torch.zeros((), dtype=torch.int64)
 #     for x, y in loader:
 #         x = x.to(device, non_blocking=True)
 #         y = y.to(device, non_blocking=True)
@@ -705,7 +850,29 @@ for _seed in range(3):
 #         loss.backward()
 #         optimizer.step()
 #         total += loss.detach().double() * x.shape[0]
-#     return float(total / len(loader.dataset))
+#         seen += x.shape[0]
+#     return float(total / seen)
+# ```
+#
+# **alternative `zero-before-and-after`**: zeroes before the loop and after every step; gives the model back in its old mode
+# ```python
+# def train_one_epoch(model, loader, optimizer, criterion, device) -> float:
+#     was_training = model.training
+#     model.train()
+#     optimizer.zero_grad()
+#     total, count = 0.0, 0
+#     try:
+#         for x, y in loader:
+#             x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+#             loss = criterion(model(x), y)
+#             loss.backward()
+#             optimizer.step()
+#             optimizer.zero_grad()
+#             total += float(loss) * y.shape[0]
+#             count += y.shape[0]
+#     finally:
+#         model.train(was_training)
+#     return total / count
 # ```
 #
 # **alternative `sum-reduction`**: zeroes the gradients by hand, keeps lists, prints
@@ -731,14 +898,22 @@ for _seed in range(3):
 #
 # Return the **accuracy** of `model` on `loader` as a fraction in [0, 1] (not a percentage):
 #
-# - put the model in **evaluation mode** (`model.eval()`);
+# - put the model in **evaluation mode** (`model.eval()`) for every forward pass (what mode you leave it in afterwards
+#   is up to you);
 # - turn autograd off (`torch.no_grad()` or `torch.inference_mode()`): no graph is needed, and building one costs
 #   memory and time;
-# - count correct predictions over all examples, so that a smaller last batch counts for what it holds.
+# - a prediction is the class with the highest score (`argmax` over the classes);
+# - count correct predictions over all the examples the loader yields, so that a smaller last batch counts for what it
+#   holds, and divide by that number of examples (with `drop_last=True` it is less than `len(loader.dataset)`);
+# - do not change the model's parameters.
 
 # %% nbgrader={"grade": false, "grade_id": "evaluate", "locked": false, "schema_version": 3, "solution": true}
 def evaluate(model, loader, device) -> float:
-    """Accuracy of model on loader, a float in [0, 1]; eval mode, no autograd."""
+    """Accuracy of model on loader, a float in [0, 1] (not a percentage).
+
+    Every forward pass runs in eval mode with autograd off (the mode left afterwards is free);
+    the prediction is the argmax over the classes; accuracy = correct predictions / examples
+    the loader yielded (fewer than len(loader.dataset) with drop_last). Parameters unchanged."""
     ### BEGIN SOLUTION
     model.eval()
     correct, total = 0, 0
@@ -773,37 +948,48 @@ with Check("evaluate") as check:
         check.close(evaluate(always, loader, "cpu"), (labels == c).sum().item() / len(labels),
                     f"A model that always answers class {c} must score the share of examples labelled {c}: "
                     "count correct predictions over all examples, not per batch.")
+    short = torch.utils.data.DataLoader(loader.dataset, batch_size=4, drop_last=True)  # yields 8 of the 10
+    check.close(evaluate(always, short, "cpu"), (labels[:8] == 2).sum().item() / 8,
+                "With drop_last=True the loader yields 8 of the 10 examples: divide the correct predictions by the "
+                "examples you saw, not by len(loader.dataset).")
 
 ### BEGIN HIDDEN TESTS
-def _reference_accuracy(model, loader):
-    """Fraction of correct argmax predictions over every example, without touching the probe's records."""
-    inner = model.inner if isinstance(model, ModeProbe) else model
-    was_training = inner.training
-    inner.eval()
-    correct = total = 0
-    with torch.no_grad():
-        for x, y in loader:
-            correct += (inner(x).argmax(1) == y).sum().item()
-            total += len(y)
-    inner.train(was_training)
-    return correct / total
+from gpucourse.checks import requirement as _requirement
+with _requirement("evaluate returns correct argmax predictions / examples the loader yielded, as a float, "
+                  "in eval mode with autograd off, parameters unchanged"):
+    def _reference_accuracy(model, loader):
+        """Fraction of correct argmax predictions over every example, without touching the probe's records."""
+        inner = model.inner if isinstance(model, ModeProbe) else model
+        was_training = inner.training
+        inner.eval()
+        correct = total = 0
+        with torch.no_grad():
+            for x, y in loader:
+                correct += (inner(x).argmax(1) == y).sum().item()
+                total += len(y)
+        inner.train(was_training)
+        return correct / total
 
-for _trial in range(3):
-    _g = torch.Generator().manual_seed(torch.seed() % 2**31)
-    _n, _bs = int(torch.randint(9, 50, (1,), generator=_g)), int(torch.randint(2, 8, (1,), generator=_g))
-    if _n % _bs == 0:
-        _n += 1
-    _loader = toy_loader(n=_n, batch_size=_bs, features=6, classes=5,
-                         seed=int(torch.randint(0, 10**6, (1,), generator=_g)))
-    _model = ModeProbe(torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU(), torch.nn.Linear(16, 5)))
-    _model.train()
-    _expected = _reference_accuracy(_model, _loader)
-    _before = [p.detach().clone() for p in _model.parameters()]
-    _acc = evaluate(_model, _loader, torch.device("cpu"))
-    assert isinstance(_acc, float) and 0.0 <= _acc <= 1.0, "a fraction in [0, 1]"
-    assert abs(_acc - _expected) < 1e-6, "accuracy over all examples"  # float32 counts are fine too
-    assert not any(_model.seen_modes) and not any(_model.seen_grad), "eval mode and no autograd"
-    assert all(torch.equal(a, b) for a, b in zip(_before, _model.parameters())), "evaluate must not train"
+    for _trial in range(4):
+        _g = torch.Generator().manual_seed(torch.seed() % 2**31)
+        _n, _bs = int(torch.randint(9, 50, (1,), generator=_g)), int(torch.randint(2, 8, (1,), generator=_g))
+        if _n % _bs == 0:
+            _n += 1
+        _loader = toy_loader(n=_n, batch_size=_bs, features=6, classes=5,
+                             seed=int(torch.randint(0, 10**6, (1,), generator=_g)))
+        if _trial % 2:  # every other loader drops its short last batch: fewer examples than len(dataset)
+            _loader = torch.utils.data.DataLoader(_loader.dataset, batch_size=_bs, drop_last=True)
+        _model = ModeProbe(torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU(), torch.nn.Linear(16, 5)))
+        _model.train()
+        _expected = _reference_accuracy(_model, _loader)
+        _before = [p.detach().clone() for p in _model.parameters()]
+        _acc = evaluate(_model, _loader, torch.device("cpu"))
+        assert isinstance(_acc, float) and 0.0 <= _acc <= 1.0, "a fraction in [0, 1], as a float"
+        # float32 counts are fine too: 1e-6 is far below one example in 50
+        assert abs(_acc - _expected) < 1e-6, "correct argmax predictions / examples the loader yielded"
+        assert _model.seen_modes and not any(_model.seen_modes), "every forward pass in eval mode"
+        assert not any(_model.seen_grad), "autograd off"
+        assert all(torch.equal(a, b) for a, b in zip(_before, _model.parameters())), "parameters unchanged"
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="evaluate"
@@ -869,6 +1055,13 @@ for _trial in range(3):
 # +    return sum(accs) / len(accs)
 # ```
 #
+# **mistake `accuracy-over-dataset-length`**, loses `test_evaluate`: divides by len(loader.dataset), not by the examples seen
+# ```diff
+# @@
+# -    return correct / total
+# +    return correct / len(loader.dataset)
+# ```
+#
 # **alternative `float32-fraction`**: inference_mode, the fraction computed in float32
 # ```python
 # def evaluate(model, loader, device) -> float:
@@ -888,8 +1081,28 @@ for _trial in range(3):
 #
 # def evaluate(model, loader, device) -> float:
 #     model.train(False)
-#     _correct = sum(_count_correct(model, x.to(device), y.to(device)) for x, y in loader)
-#     return _correct / len(loader.dataset)
+#     _correct = _seen = 0
+#     for x, y in loader:
+#         _correct += _count_correct(model, x.to(device), y.to(device))
+#         _seen += len(y)
+#     return _correct / _seen
+# ```
+#
+# **alternative `restores-mode`**: gives the model back in the mode it came in; counts with a list of batch sizes
+# ```python
+# def evaluate(model, loader, device) -> float:
+#     was_training = model.training
+#     model.eval()
+#     hits, sizes = 0, []
+#     try:
+#         with torch.inference_mode():
+#             for x, y in loader:
+#                 scores = model(x.to(device, non_blocking=True))
+#                 hits += int(torch.argmax(scores, dim=1).eq(y.to(device)).sum())
+#                 sizes.append(y.shape[0])
+#     finally:
+#         model.train(was_training)
+#     return hits / sum(sizes)
 # ```
 #
 # **alternative `constant-on-device`**: a counter tensor created on the device

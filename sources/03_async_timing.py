@@ -160,15 +160,17 @@ if DEVICE.type == "cuda":
 #
 # - a CUDA device (`"cuda"`, `"cuda:0"`, `torch.device("cuda")`, ...): `torch.cuda.synchronize()`;
 # - Apple's MPS: `torch.mps.synchronize()`;
-# - the CPU: nothing to wait for (CPU operations have finished when they return), so do nothing; in particular,
-#   never touch `torch.cuda`, which fails on a machine without a GPU.
+# - the CPU: nothing to wait for (CPU operations have finished when they return), so do nothing, even on a machine
+#   that also has a GPU; in particular, never touch `torch.cuda`, which fails on a machine without a GPU.
 #
 # `device` may be a string or a `torch.device`: `torch.device(device).type` tells you which kind it is.
 
 # %% gpucourse={"save": "timing"} nbgrader={"grade": false, "grade_id": "synchronize", "locked": false, "schema_version": 3, "solution": true}
 def synchronize(device) -> None:
-    """Wait for all queued work on device: torch.cuda.synchronize() for CUDA devices,
-    torch.mps.synchronize() for MPS, nothing for the CPU. device is a str or torch.device."""
+    """Wait for all queued work on device: torch.cuda.synchronize() for a CUDA device in any spelling
+    ("cuda", "cuda:0", torch.device("cuda")), torch.mps.synchronize() for MPS, and nothing at all for
+    the CPU, even on a machine that has a GPU (decide by the device's type, not by the machine).
+    device is a str or a torch.device."""
     ### BEGIN SOLUTION
     kind = torch.device(device).type
     if kind == "cuda":
@@ -188,10 +190,21 @@ with Check("synchronize") as check:
     where = borrowed(synchronize, answers=[gpucourse.timing.synchronize])
     check.that(where is None, f"synchronize comes from {where}: write your own here.")
     with simulated_accelerator("cuda") as sim:    # torch.cuda is the simulated device here
-        sim.launch(80)
+        sim.launch(30)
         check.call(synchronize, "cuda")
         check.that(sim.pending == 0, "synchronize('cuda') returned before the queued work finished. "
                                      "Which torch.cuda function waits for the queue?")
+    for spelling in ("cuda:0", torch.device("cuda")):
+        with simulated_accelerator("cuda") as sim:
+            sim.launch(30)
+            check.call(synchronize, spelling)
+            check.that(sim.pending == 0, f"synchronize({spelling!r}) did not wait: every spelling of a CUDA "
+                                         "device is a CUDA device. Decide by the device's type, not by the string.")
+    with simulated_accelerator("mps") as sim:     # a Mac: torch.mps is the simulated device here
+        sim.launch(30)
+        check.call(synchronize, "mps")
+        check.that(sim.pending == 0, "synchronize('mps') returned before Apple's MPS queue finished: "
+                                     "which torch.mps function waits for it?")
     with simulated_accelerator(None) as sim:      # a machine without any accelerator
         try:
             synchronize("cpu")
@@ -200,40 +213,43 @@ with Check("synchronize") as check:
             ok = False
         check.that(ok, "On the CPU there is nothing to wait for: synchronize('cpu') must not call torch.cuda "
                        "(this machine may have no GPU at all).")
+    with simulated_accelerator("cuda") as sim:    # the CPU of a machine that also has a GPU
+        sim.launch(30)
+        synchronize("cpu")
+        check.that(not sim.sync_calls, "synchronize('cpu') waited for the GPU: decide by the device you are "
+                                       "given, not by what the machine has.")
 
 ### BEGIN HIDDEN TESTS
 import random as _random
 import gpucourse.timing as _timing
+from gpucourse.checks import requirement as _requirement
 from gpucourse.origin import borrowed as _borrowed
 assert _borrowed(synchronize, answers=[_timing.synchronize]) is None, "synchronize must be written in this notebook"
 _rng = _random.Random()
 for _device in ["cuda", "cuda:0", torch.device("cuda"), torch.device("cuda", 0)]:
-    with simulated_accelerator("cuda") as _sim:
+    with _requirement(f"synchronize({_device!r}) waits for the CUDA queue"), simulated_accelerator("cuda") as _sim:
         for _ in range(_rng.randint(1, 3)):
-            _sim.launch(_rng.uniform(20, 50))
+            _sim.launch(_rng.uniform(10, 25))
         synchronize(_device)
-        assert _sim.pending == 0, f"synchronize({_device!r}) must wait for the CUDA queue"
-        assert _sim.sync_calls, "a CUDA synchronize"
+        assert _sim.pending == 0, "work was still queued when it returned"
+        assert _sim.sync_calls, "no CUDA synchronize"
 for _device in ["mps", torch.device("mps")]:
-    with simulated_accelerator("mps") as _sim:
-        _sim.launch(_rng.uniform(20, 50))
+    with _requirement(f"synchronize({_device!r}) waits for the MPS queue, without torch.cuda"), \
+            simulated_accelerator("mps") as _sim:
+        _sim.launch(_rng.uniform(10, 25))
         synchronize(_device)
-        assert _sim.pending == 0, f"synchronize({_device!r}) must wait for the MPS queue"
+        assert _sim.pending == 0, "work was still queued when it returned"
 for _device in ["cpu", torch.device("cpu")]:
-    with simulated_accelerator(None) as _sim:
-        synchronize(_device)                  # must not raise without an accelerator
-    with simulated_accelerator("cuda") as _sim:
-        _sim.launch(30)
-        synchronize(_device)                  # nothing on the CPU, even when a GPU exists
-        assert not _sim.sync_calls, "synchronize('cpu') must not synchronize a GPU"
-    with simulated_accelerator("mps") as _sim:
-        synchronize(_device)
-        assert not _sim.sync_calls, "synchronize('cpu') must not synchronize MPS"
-with simulated_accelerator("mps") as _sim:
-    try:
-        synchronize("mps")
-    except RuntimeError:
-        raise AssertionError("synchronize('mps') must not call torch.cuda")
+    with _requirement(f"synchronize({_device!r}) does nothing, on a machine with or without an accelerator"):
+        with simulated_accelerator(None) as _sim:
+            synchronize(_device)                  # must not raise without an accelerator
+        with simulated_accelerator("cuda") as _sim:
+            _sim.launch(10)
+            synchronize(_device)                  # nothing on the CPU, even when a GPU exists
+            assert not _sim.sync_calls, "it synchronized a CUDA GPU"
+        with simulated_accelerator("mps") as _sim:
+            synchronize(_device)
+            assert not _sim.sync_calls, "it synchronized MPS"
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="synchronize"
@@ -297,6 +313,18 @@ with simulated_accelerator("mps") as _sim:
 # +    pass
 # ```
 #
+# **mistake `accelerator-whatever-device`**, loses `test_synchronize`: torch.accelerator for every device, the CPU too
+# ```diff
+# @@
+# -    kind = torch.device(device).type
+# -    if kind == "cuda":
+# -        torch.cuda.synchronize(device)
+# -    elif kind == "mps":
+# -        torch.mps.synchronize()
+# +    if torch.accelerator.is_available():
+# +        torch.accelerator.synchronize()
+# ```
+#
 # **alternative `device-object`**: synchronizes the current CUDA device
 # ```python
 # def synchronize(device) -> None:
@@ -317,6 +345,13 @@ with simulated_accelerator("mps") as _sim:
 #     if name.startswith("mps"):
 #         torch.mps.synchronize()
 #     return None
+# ```
+#
+# **alternative `accelerator-api`**: torch.accelerator, the API current PyTorch recommends for any accelerator
+# ```python
+# def synchronize(device) -> None:
+#     if torch.device(device).type in ("cuda", "mps"):
+#         torch.accelerator.synchronize()
 # ```
 #
 # **alternative `dispatch-table`**: a module-level table of lambdas named _SYNC
@@ -341,17 +376,21 @@ with simulated_accelerator("mps") as _sim:
 #    `time.perf_counter()`, call `fn()`, `synchronize(device)` (wait for `fn`'s work), read `time.perf_counter()`
 #    again, and keep the difference in milliseconds.
 #
+# The list holds one float per timed call, in the order of the calls, and each is that call's own duration: the clock
+# starts again for every call (not once before the first), and no average takes the place of the durations.
+#
 # Use your `synchronize` from exercise 1. (The grader checks `time_ms` with a correct `synchronize`, so a mistake in
 # exercise 1 is not counted twice.) The common mistakes: no synchronize, a synchronize only at the start, timing the
-# warm-up calls.
+# warm-up calls, a clock started only once.
 
 # %% gpucourse={"save": "timing"} nbgrader={"grade": false, "grade_id": "time_ms", "locked": false, "schema_version": 3, "solution": true}
 import time
 
 
 def time_ms(fn, device, warmup=3, repeats=10) -> list:
-    """Call fn() warmup times untimed, then time repeats calls, each between a synchronize(device)
-    and time.perf_counter() at start and end; return the repeats durations in milliseconds."""
+    """Call fn() warmup times untimed, then time repeats calls: for each, synchronize(device), read
+    time.perf_counter(), call fn(), synchronize(device), read time.perf_counter() again. Return a list
+    of repeats floats in call order: each call's own duration, from its own start, in milliseconds."""
     ### BEGIN SOLUTION
     for _ in range(warmup):
         fn()
@@ -367,82 +406,138 @@ def time_ms(fn, device, warmup=3, repeats=10) -> list:
 
 
 # %% nbgrader={"grade": true, "grade_id": "test_time_ms", "locked": true, "points": 5, "schema_version": 3, "solution": false}
+import contextlib
+import time
 import gpucourse.timing as _timing
 from gpucourse.checks import Check
 from gpucourse.origin import borrowed
-from gpucourse.simdevice import HostWorkload, Workload, simulated_accelerator
+from gpucourse.simdevice import simulated_accelerator
 
-_students_synchronize = globals().get("synchronize")
-synchronize = _timing.synchronize  # time_ms is graded with a correct synchronize
-try:
-    with Check("time_ms") as check:
-        where = borrowed(time_ms, answers=[_timing.time_ms, _timing.median_ms])
-        check.that(where is None, f"time_ms comes from {where}: write your own here.")
-        with simulated_accelerator("cuda") as sim:   # torch.cuda is the simulated device here
-            fn = Workload(sim, durations=[40.0, 70.0], warmup_ms=400.0, warmup_calls=1)
-            times = check.call(time_ms, fn, "cuda", warmup=1, repeats=2)
+
+@contextlib.contextmanager
+def _with_correct_synchronize():
+    """time_ms is graded with a correct synchronize, so that a mistake in exercise 1 is not counted twice."""
+    names = globals()
+    own = names.get("synchronize")
+    names["synchronize"] = _timing.synchronize
+    try:
+        yield
+    finally:
+        if own is None:
+            names.pop("synchronize", None)
+        else:
+            names["synchronize"] = own
+
+
+class _Calls:
+    """fn() for these checks: call k queues durations[k] ms of work on the simulated device sim (or sleeps that
+    long on the host when sim is None) and notes when it began and when its work had finished."""
+
+    def __init__(self, sim, durations):
+        self.sim, self.durations, self.began, self.work = sim, list(durations), [], []
+
+    def __call__(self):
+        ms = self.durations[len(self.began) % len(self.durations)]
+        self.began.append(time.perf_counter())
+        if self.sim is None:
+            time.sleep(ms / 1e3)
+            self.work.append(time.perf_counter())
+        else:
+            self.work.append(self.sim.launch(ms))
+
+    def bounds(self, repeats, called, returned):
+        """(least, most) ms a timed call can measure: its work from its start to its end at least; at most the
+        time between the end of the previous call's work and the start of the next call."""
+        for w in self.work:
+            if not isinstance(w, float):
+                w.done.wait()      # a wrong answer may return before the device has finished
+        ends = [w if isinstance(w, float) else w.finished for w in self.work]
+        first = len(self.began) - repeats
+        out = []
+        for k in range(first, len(self.began)):
+            after = ends[k - 1] if k > 0 else called
+            before = self.began[k + 1] if k + 1 < len(self.began) else returned
+            out.append(((ends[k] - self.began[k]) * 1e3, (before - after) * 1e3))
+        return out
+
+
+_SLACK_MS = 0.5   # time stamps are read on the same clock, in a fixed order: no allowance for load is needed
+
+with Check("time_ms") as check, _with_correct_synchronize():
+    where = borrowed(time_ms, answers=[_timing.time_ms, _timing.median_ms])
+    check.that(where is None, f"time_ms comes from {where}: write your own here.")
+    for kind, device in (("cuda", "cuda"), (None, "cpu")):
+        with simulated_accelerator(kind) as sim:   # torch.cuda is the simulated device here (kind "cuda")
+            fn = _Calls(sim, [60.0, 70.0, 20.0]) if kind else _Calls(None, [10.0, 30.0])   # CPU work: on the host
+            called = time.perf_counter()
+            times = check.call(time_ms, fn, device, warmup=1, repeats=2)
+            returned = time.perf_counter()
             check.that(isinstance(times, list) and len(times) == 2,
                        "Return a list with one duration per timed call (repeats of them).")
-            check.equal(fn.calls, 3, "fn must be called warmup + repeats times in all")
-            true = fn.true_ms(skip=1)
+            check.equal(len(fn.began), 3, f"fn must be called warmup + repeats times in all (device {device!r})")
             check.that(all(isinstance(t, float) for t in times), "Each duration is a float, in milliseconds.")
-            check.that(min(t / r for t, r in zip(times, true)) > 0.8,
-                       "A duration is far shorter than the work it timed: does the clock stop before the work "
-                       "has finished? Synchronize before reading the clock at the end.")
-            check.that(all(t <= r + 150 for t, r in zip(times, true)),
-                       "A duration includes earlier work: synchronize before starting the clock, and do not "
-                       "time the warm-up calls.")
-finally:
-    if _students_synchronize is not None:
-        synchronize = _students_synchronize
-    else:
-        del synchronize
+            bounds = fn.bounds(2, called, returned)
+            check.that(all(t >= least - _SLACK_MS for t, (least, _) in zip(times, bounds)),
+                       "A duration is shorter than the work of its call. Does the clock stop before the work has "
+                       "finished (synchronize before reading it at the end)? Are the durations in milliseconds, each "
+                       "its own call's, in the order of the calls?")
+            check.that(all(t <= most + _SLACK_MS for t, (_, most) in zip(times, bounds)),
+                       "A duration includes time outside its own call: synchronize before starting the clock "
+                       "(earlier work may still be queued), start the clock again for each call, and do not time "
+                       "the warm-up calls.")
 
 ### BEGIN HIDDEN TESTS
+import itertools as _itertools
 import random as _random
+from gpucourse.checks import requirement as _requirement
 from gpucourse.origin import borrowed as _borrowed
 assert _borrowed(time_ms, answers=[_timing.time_ms, _timing.median_ms]) is None, \
     "time_ms must be written in this notebook"
 _rng = _random.Random()
-synchronize = _timing.synchronize
-try:
-    for _warm, _rep, _device, _warm_ms in [(2, 3, "cuda", 5.0), (0, 2, torch.device("cuda"), 300.0),
-                                           (1, 3, "cuda:0", 300.0), (3, 0, "cuda", 5.0)]:
-        _durations = [_rng.uniform(15, 25), _rng.uniform(100, 130), _rng.uniform(45, 60)]
-        _rng.shuffle(_durations)  # calls of very different lengths: each duration must be its own call's
-        with simulated_accelerator("cuda") as _sim:
-            _fn = Workload(_sim, durations=_durations, warmup_ms=_warm_ms, warmup_calls=_warm)
-            _times = time_ms(_fn, _device, warmup=_warm, repeats=_rep)
-            assert isinstance(_times, list) and len(_times) == _rep, "one duration per timed call"
-            assert _fn.calls == _warm + _rep, "warmup untimed calls, then repeats timed calls"
-            for _t, _true in zip(_times, _fn.true_ms(skip=_warm)):
-                assert isinstance(_t, float), "floats"
-                assert 0.8 * _true <= _t <= _true + 150, f"measured {_t:.1f} ms for {_true:.1f} ms of device work"
-    with simulated_accelerator("mps") as _sim:
-        _fn = Workload(_sim, durations=[_rng.uniform(30, 60)], warmup_ms=200.0, warmup_calls=1)
-        _times = time_ms(_fn, "mps", warmup=1, repeats=2)
-        assert len(_times) == 2 and all(0.8 * r <= t <= r + 150 for t, r in zip(_times, _fn.true_ms(skip=1))), \
-            "mps"
-    with simulated_accelerator(None):             # CPU work on a machine without accelerator
-        _fn = HostWorkload(durations=[_rng.uniform(20, 40), _rng.uniform(40, 60)])
-        _times = time_ms(_fn, "cpu", warmup=1, repeats=3)
-        assert isinstance(_times, list) and len(_times) == 3 and _fn.calls == 4, "cpu: calls and length"
-        for _t, _true in zip(_times, _fn.spent_ms[1:]):
-            assert 0.8 * _true <= _t <= _true + 150, "cpu durations"
-    # default arguments: warmup=3, repeats=10
-    with simulated_accelerator("cuda") as _sim:
-        _fn = Workload(_sim, durations=[1.0])
+
+
+def _durations():
+    """Three calls of very different lengths in an order that is neither ascending nor descending, so that each
+    duration must be its own call's, in call order (a sorted list or an average fails)."""
+    _d = [_rng.uniform(8, 12), _rng.uniform(45, 55), _rng.uniform(22, 28)]
+    _orders = [_p for _p in _itertools.permutations(_d) if list(_p) not in (sorted(_d), sorted(_d)[::-1])]
+    return list(_rng.choice(_orders))
+
+
+def _timed(kind, device, warmup, repeats, warmup_ms):
+    with simulated_accelerator(kind) as _sim:
+        _on_host = torch.device(device).type == "cpu"     # CPU work runs on the host, even beside a GPU
+        _fn = _Calls(None if _on_host else _sim, [warmup_ms] * warmup + _durations())
+        _called = time.perf_counter()
+        _times = time_ms(_fn, device, warmup=warmup, repeats=repeats)
+        _returned = time.perf_counter()
+        assert isinstance(_times, list) and len(_times) == repeats, f"a list of {repeats} durations"
+        assert len(_fn.began) == warmup + repeats, f"{warmup} untimed calls, then {repeats} timed calls"
+        assert all(isinstance(_t, float) for _t in _times), "floats"
+        for _t, (_least, _most) in zip(_times, _fn.bounds(repeats, _called, _returned)):
+            assert _t >= _least - _SLACK_MS, \
+                f"measured {_t:.2f} ms for a call whose work took at least {_least:.2f} ms"
+            assert _t <= _most + _SLACK_MS, \
+                f"measured {_t:.2f} ms for a call that took at most {_most:.2f} ms from start to end"
+
+
+with _with_correct_synchronize():
+    for _kind, _device, _warm, _rep, _warm_ms in [
+            ("cuda", "cuda", 2, 3, 5.0), ("cuda", torch.device("cuda"), 0, 2, 0.0), ("cuda", "cuda:0", 1, 3, 40.0),
+            ("cuda", "cuda", 3, 0, 5.0), ("mps", "mps", 1, 3, 40.0), (None, "cpu", 1, 3, 15.0),
+            ("cuda", "cpu", 1, 2, 15.0)]:
+        with _requirement(f"time_ms(fn, {_device!r}, warmup={_warm}, repeats={_rep}) calls fn warmup times untimed, "
+                          "then returns repeats durations in ms, each its own call's, synchronized at both ends"):
+            _timed(_kind, _device, _warm, _rep, _warm_ms)
+    with _requirement("time_ms's defaults are warmup=3, repeats=10"), simulated_accelerator("cuda") as _sim:
+        _fn = _Calls(_sim, [1.0])
         _times = time_ms(_fn, "cuda")
-        assert len(_times) == 10 and _fn.calls == 13, "defaults warmup=3, repeats=10"
+        assert len(_times) == 10 and len(_fn.began) == 13, f"{len(_fn.began)} calls, {len(_times)} durations"
     if torch.cuda.is_available():   # on a GPU grader, the real thing as well
-        _a = torch.randn(1024, 1024, device="cuda")
-        _times = time_ms(lambda: _a @ _a, "cuda", warmup=1, repeats=3)
-        assert len(_times) == 3 and all(isinstance(t, float) and t > 0 for t in _times)
-finally:
-    if _students_synchronize is not None:
-        synchronize = _students_synchronize
-    else:
-        del synchronize
+        with _requirement("time_ms times a real CUDA matmul"):
+            _a = torch.randn(1024, 1024, device="cuda")
+            _times = time_ms(lambda: _a @ _a, "cuda", warmup=1, repeats=3)
+            assert len(_times) == 3 and all(isinstance(t, float) and t > 0 for t in _times)
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="time_ms"
@@ -553,6 +648,31 @@ finally:
 # +    return [(time.perf_counter() - start) * 1e3 / max(repeats, 1)] * repeats
 # ```
 #
+# **mistake `from-first-start`**, loses `test_time_ms`: measures each call from the first call's start
+# ```diff
+# @@
+# -
+# -
+# @@
+#      times = []
+# -    for _ in range(repeats):
+# -        synchronize(device)
+# -        start = time.perf_counter()
+# +    synchronize(device)
+# +    start = time.perf_counter()
+# +    for _ in range(repeats):
+# ```
+#
+# **mistake `sorted-durations`**, loses `test_time_ms`: returns the durations sorted, not in call order
+# ```diff
+# @@
+# -
+# -
+# @@
+# -    return times
+# +    return sorted(times)
+# ```
+#
 # **mistake `hardcoded-cuda`**, loses `test_time_ms`: calls torch.cuda whatever the device: crashes on a CPU-only machine
 # ```diff
 # @@
@@ -602,6 +722,40 @@ finally:
 #         _times.append(float((time.perf_counter() - _start) * 1e3))
 #     print("debug: last call started at", _now())
 #     return _times
+# ```
+#
+# **alternative `helper-comprehension`**: one timed call in a helper of the student's own, a comprehension
+# ```python
+# import time as _t
+#
+# def _one_call_ms(fn, device):
+#     synchronize(device)
+#     begin = _t.perf_counter()
+#     fn()
+#     synchronize(device)
+#     return (_t.perf_counter() - begin) * 1000
+#
+# def time_ms(fn, device, warmup=3, repeats=10) -> list:
+#     for _ in range(warmup):
+#         fn()
+#     return [_one_call_ms(fn, device) for _ in range(repeats)]
+# ```
+#
+# **alternative `drain-once-first`**: one synchronize after the warm-up; each end synchronize empties the queue again
+# ```python
+# import time
+#
+# def time_ms(fn, device, warmup=3, repeats=10) -> list:
+#     for _ in range(warmup):
+#         fn()
+#     synchronize(device)
+#     times = []
+#     for _ in range(repeats):
+#         start = time.perf_counter()
+#         fn()
+#         synchronize(device)
+#         times.append((time.perf_counter() - start) * 1e3)
+#     return times
 # ```
 #
 # **alternative `ns-clock`**: perf_counter_ns, a warning
@@ -684,7 +838,7 @@ if needs("synchronize", "time_ms"):
 def time_ms_cuda_events(fn, warmup=3, repeats=10) -> list:
     """Call fn() warmup times untimed, then time repeats calls with a pair of
     torch.cuda.Event(enable_timing=True) around each; synchronize before elapsed_time;
-    return the durations in milliseconds."""
+    return a list of repeats floats in call order: each call's duration in milliseconds."""
     ### BEGIN SOLUTION
     for _ in range(warmup):
         fn()
@@ -722,11 +876,14 @@ with Check("time_ms_cuda_events") as check:
 
 ### BEGIN HIDDEN TESTS
 import random as _random
+from gpucourse.checks import requirement as _requirement
 _rng = _random.Random()
 for _warm, _rep, _warm_ms in [(2, 3, 5.0), (0, 2, 300.0), (1, 3, 300.0), (2, 0, 5.0)]:
     _durations = [_rng.uniform(15, 25), _rng.uniform(100, 130), _rng.uniform(45, 60)]
     _rng.shuffle(_durations)
-    with simulated_accelerator("cuda") as _sim:
+    with _requirement(f"time_ms_cuda_events(fn, warmup={_warm}, repeats={_rep}) makes {_warm} untimed calls, then "
+                      f"returns {_rep} durations in ms read from a pair of timing events around each call"), \
+            simulated_accelerator("cuda") as _sim:
         _fn = Workload(_sim, durations=_durations, warmup_ms=_warm_ms, warmup_calls=_warm)
         _times = time_ms_cuda_events(_fn, warmup=_warm, repeats=_rep)
         assert isinstance(_times, list) and len(_times) == _rep, "one duration per timed call"
@@ -735,13 +892,14 @@ for _warm, _rep, _warm_ms in [(2, 3, 5.0), (0, 2, 300.0), (1, 3, 300.0), (2, 0, 
         for _t, _true in zip(_times, _fn.true_ms(skip=_warm)):
             assert isinstance(_t, float), "floats"
             assert 0.8 * _true <= _t <= _true + 150, f"measured {_t:.1f} ms for {_true:.1f} ms of device work"
-with simulated_accelerator("cuda") as _sim:
+with _requirement("time_ms_cuda_events's defaults are warmup=3, repeats=10"), simulated_accelerator("cuda") as _sim:
     _fn = Workload(_sim, durations=[1.0])
     assert len(time_ms_cuda_events(_fn)) == 10 and _fn.calls == 13, "defaults warmup=3, repeats=10"
 if torch.cuda.is_available():   # on a GPU grader, the real thing as well
-    _a = torch.randn(1024, 1024, device="cuda")
-    _times = time_ms_cuda_events(lambda: _a @ _a, warmup=1, repeats=3)
-    assert len(_times) == 3 and all(isinstance(t, float) and t > 0 for t in _times)
+    with _requirement("time_ms_cuda_events times a real CUDA matmul"):
+        _a = torch.randn(1024, 1024, device="cuda")
+        _times = time_ms_cuda_events(lambda: _a @ _a, warmup=1, repeats=3)
+        assert len(_times) == 3 and all(isinstance(t, float) and t > 0 for t in _times)
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="time_ms_cuda_events"
@@ -984,7 +1142,7 @@ else:
 # ## Summary
 #
 # - GPU work is queued; host time without a synchronize measures the queueing, or, by accident, an implicit sync.
-# - Time with `synchronize(device)` before reading the clock at **both** ends, after **warm-up** calls, and report the
-#   **median** and the spread: `time_ms`. `gpucourse.timing` holds the same functions for the rest of the module.
+# - Time with `synchronize(device)` before reading the clock at **both** ends, after **warm-up** calls (`time_ms`),
+#   and report the **median** and the spread of its durations, not one number or a mean. `gpucourse.timing` holds the same functions for the rest of the module.
 # - CUDA events time on the device; synchronize before `elapsed_time`.
 # - Device-to-host `non_blocking=True` needs a synchronize before the host reads the data.

@@ -14,9 +14,11 @@
 
 # %% [markdown] id="title"
 # A float32 number takes 4 bytes; float16 and bfloat16 take 2. Half the bytes means half the memory traffic, and on
-# a GPU with tensor cores (a T4 has them) a float16 matrix multiply runs many times faster than a float32 one. But
-# some operations need the range and precision of float32. **Autocast** chooses per operation: matrix multiplies in
-# 16 bits, reductions, exponentials and losses in float32, and the weights themselves stay float32.
+# a GPU with tensor cores (a T4 has them) a float16 matrix multiply can run several times faster than a float32 one
+# (NVIDIA's peak figures for a T4: 65 against 8.1 TFLOPS; section 4 measures yours). But some operations need the
+# range and precision of float32. **Autocast** chooses per operation, from lists that differ by device: matrix
+# multiplies in 16 bits and losses in float32 on both CUDA and the CPU; on CUDA also reductions and exponentials in
+# float32, which CPU autocast leaves in their input's dtype (section 6). The weights themselves stay float32.
 #
 # **You will learn to**
 # - read which dtype each operation of the MLP runs in under `torch.autocast`, on CUDA and on the CPU;
@@ -233,17 +235,19 @@ print(f"output {short(out.dtype)}; GradScaler({AMP_DEVICE!r}) enabled: {scaler.i
 # Write `amp_forward(model, x, y, criterion, device_type, dtype)` that runs the forward pass **and** the loss under
 # `torch.autocast(device_type=device_type, dtype=dtype)` and returns `(logits, loss)`:
 #
-# - `logits` come out in `dtype` (for a model ending in a `Linear`);
+# - the model's matrix multiplies run in `dtype`, so `logits` come out in `dtype` (for a model ending in a `Linear`);
 # - the loss is whatever `criterion` returns under autocast (float32 for cross-entropy), still attached to the graph
 #   so that `loss.backward()` works;
-# - the model's parameters are untouched: still float32, same values. Do **not** call `model.half()`.
+# - the model's parameters are untouched: still float32, same values. Do **not** call `model.half()`;
+# - autocast is off again when the function returns.
 
 # %% nbgrader={"grade": false, "grade_id": "amp_forward", "locked": false, "schema_version": 3, "solution": true}
 def amp_forward(model, x, y, criterion, device_type, dtype):
     """Forward pass and loss under torch.autocast(device_type=device_type, dtype=dtype).
 
-    Returns (logits, loss): logits in dtype, the loss as criterion computes it under autocast
-    (float32 for cross-entropy), differentiable. The model's parameters are not modified."""
+    Returns (logits, loss): the model's matmuls run in dtype, so the logits are in dtype; the loss
+    is criterion(logits, y) as computed under autocast (float32 for cross-entropy), differentiable.
+    The model's parameters are not modified (still float32); autocast is off again on return."""
     ### BEGIN SOLUTION
     with torch.autocast(device_type=device_type, dtype=dtype):
         logits = model(x)
@@ -255,6 +259,7 @@ def amp_forward(model, x, y, criterion, device_type, dtype):
 # %% nbgrader={"grade": true, "grade_id": "test_amp_forward", "locked": true, "points": 3, "schema_version": 3, "solution": false}
 import copy
 import warnings
+from gpucourse.amp import OpDtypes
 from gpucourse.checks import Check
 
 with Check("amp_forward") as check, warnings.catch_warnings():
@@ -262,9 +267,13 @@ with Check("amp_forward") as check, warnings.catch_warnings():
     model = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
     x, y = torch.randn(5, 6), torch.randint(0, 3, (5,))
     before = copy.deepcopy(model.state_dict())
-    result = check.call(amp_forward, model, x, y, torch.nn.CrossEntropyLoss(), "cpu", torch.bfloat16)
+    with OpDtypes() as ops:
+        result = check.call(amp_forward, model, x, y, torch.nn.CrossEntropyLoss(), "cpu", torch.bfloat16)
     check.that(isinstance(result, tuple) and len(result) == 2, "Return a tuple (logits, loss).")
     logits, loss = result
+    check.that(any(op in ("addmm", "mm") and out == torch.bfloat16 for op, _, out in ops.rows),
+               "The model's matrix multiplies must run in the low-precision dtype: run model(x) inside "
+               "torch.autocast, do not cast a float32 result afterwards.")
     check.equal(logits.dtype, torch.bfloat16, "The logits must come out of autocast in the low-precision dtype.")
     check.equal(loss.dtype, torch.float32,
                 "Compute the loss inside the autocast block too: cross-entropy runs in float32 there.")
@@ -273,14 +282,22 @@ with Check("amp_forward") as check, warnings.catch_warnings():
     check.that(all(torch.equal(before[k], v) for k, v in model.state_dict().items()), "Do not change the parameters.")
     check.close(loss.detach(), torch.nn.functional.cross_entropy(logits.detach().float(), y),
                 "The loss must be the criterion applied to the logits you return.", rel=1e-3, abs_=1e-3)
+    check.that(loss.requires_grad, "The loss must stay attached to the graph (no torch.no_grad): "
+               "loss.backward() has to work.")
+    check.that(not torch.is_autocast_enabled("cpu"),
+               "Leave autocast off on return: use torch.autocast as a with block.")
+    half_logits, _ = check.call(amp_forward, model, x, y, torch.nn.CrossEntropyLoss(), "cpu", torch.float16)
+    check.equal(half_logits.dtype, torch.float16, "Pass dtype on to torch.autocast: with torch.float16 the logits "
+                "must be float16 (CPU autocast's default would be bfloat16).")
 
 ### BEGIN HIDDEN TESTS
+from gpucourse.checks import requirement as _requirement
+
 def _reference_amp(model, x, y, criterion, device_type, dtype):
     with torch.autocast(device_type=device_type, dtype=dtype):
         out = model(x)
         return out, criterion(out, y)
 
-from gpucourse.amp import OpDtypes
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     _cases = [("cpu", torch.bfloat16), ("cpu", torch.float16)]
@@ -297,28 +314,36 @@ with warnings.catch_warnings():
             _crit = torch.nn.CrossEntropyLoss()
             with OpDtypes() as _record:
                 _logits, _loss = amp_forward(_model, _x, _y, _crit, _device_type, _dtype)
-            assert any(op in ("addmm", "mm", "matmul", "linear") and out == _dtype for op, _, out in _record.rows), \
-                "the matrix multiplies must run in the low-precision dtype, under autocast"
-            assert _logits.dtype == _dtype, f"logits must be {_dtype} under {_device_type} autocast"
-            assert _loss.dtype == torch.float32, "the loss is computed under autocast (float32)"
-            assert _logits.shape == (_n, _k)
-            assert all(p.dtype == torch.float32 for p in _model.parameters()), "parameters stay float32"
-            assert all(torch.equal(_before[k], v) for k, v in _model.state_dict().items()), "parameters unchanged"
+            with _requirement(f"the matrix multiplies run in {_dtype} under {_device_type} autocast"):
+                assert any(op in ("addmm", "mm", "matmul", "linear") and out == _dtype
+                           for op, _, out in _record.rows), "no matmul ran in that dtype"
+            with _requirement(f"logits in {_dtype}, loss as cross-entropy gives it under autocast (float32)"):
+                assert _logits.dtype == _dtype, f"logits are {_logits.dtype}"
+                assert _loss.dtype == torch.float32, f"the loss is {_loss.dtype}"
+                assert _logits.shape == (_n, _k), f"logits of shape {tuple(_logits.shape)}, expected {(_n, _k)}"
+            with _requirement("the parameters stay float32 and unchanged"):
+                assert all(p.dtype == torch.float32 for p in _model.parameters()), "a parameter is not float32"
+                assert all(torch.equal(_before[k], v) for k, v in _model.state_dict().items()), "a parameter changed"
             _rl, _rloss = _reference_amp(_model, _x, _y, _crit, _device_type, _dtype)
-            assert torch.allclose(_logits.float(), _rl.float(), rtol=1e-2, atol=1e-2), "logits differ from autocast's"
-            assert torch.allclose(_loss.detach(), _rloss.detach(), rtol=1e-3, atol=1e-3), "loss differs from autocast's"
-            assert _loss.requires_grad, "the loss must stay attached to the graph"
-            _loss.backward()
-            assert all(p.grad is not None and p.grad.dtype == torch.float32 for p in _model.parameters()), \
-                "gradients reach the float32 parameters"
-            assert not torch.is_autocast_enabled(_device_type), "autocast must be off after the call"
+            with _requirement("the logits and loss are autocast's"):
+                assert torch.allclose(_logits.float(), _rl.float(), rtol=1e-2, atol=1e-2), "logits differ"
+                assert torch.allclose(_loss.detach(), _rloss.detach(), rtol=1e-3, atol=1e-3), \
+                    f"loss {_loss.item()}, expected {_rloss.item()}"
+            with _requirement("the loss is differentiable and its gradients reach the float32 parameters"):
+                assert _loss.requires_grad, "the loss is detached from the graph"
+                _loss.backward()
+                assert all(p.grad is not None and p.grad.dtype == torch.float32 for p in _model.parameters())
+            with _requirement("autocast is off again on return"):
+                assert not torch.is_autocast_enabled(_device_type)
     # a criterion that is not cross-entropy: mse_loss between logits and a target
     _model = torch.nn.Linear(4, 2)
     _x, _t = torch.randn(7, 4), torch.randn(7, 2)
-    _logits, _loss = amp_forward(_model, _x, _t, torch.nn.MSELoss(), "cpu", torch.bfloat16)
-    _rl, _rloss = _reference_amp(_model, _x, _t, torch.nn.MSELoss(), "cpu", torch.bfloat16)
-    assert _logits.dtype == torch.bfloat16 and _loss.dtype == _rloss.dtype
-    assert torch.allclose(_loss.detach().float(), _rloss.detach().float(), rtol=1e-3, atol=1e-3)
+    with _requirement("the loss is criterion(logits, y) under autocast, for any criterion (here MSELoss)"):
+        _logits, _loss = amp_forward(_model, _x, _t, torch.nn.MSELoss(), "cpu", torch.bfloat16)
+        _rl, _rloss = _reference_amp(_model, _x, _t, torch.nn.MSELoss(), "cpu", torch.bfloat16)
+        assert _logits.dtype == torch.bfloat16 and _loss.dtype == _rloss.dtype, f"loss {_loss.dtype}"
+        assert torch.allclose(_loss.detach().float(), _rloss.detach().float(), rtol=1e-3, atol=1e-3), \
+            f"loss {_loss.item()}, expected {_rloss.item()}"
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="amp_forward"
@@ -430,21 +455,26 @@ with warnings.catch_warnings():
 # %% [markdown] id="ex2"
 # ## Exercise 2: `output_dtypes` (4 points)
 #
-# Write `output_dtypes(model, x, device_type, dtype)` that runs `model(x)` under autocast and returns, for every
-# **leaf** module (a module without children) that runs, the dtype of its output:
-# `{name: dtype}`, where `name` is the module's name as `model.named_modules()` gives it (`"0"`, `"body.1"`, ...; a
-# model that is itself a leaf has the name `""`).
+# Write `output_dtypes(model, x, device_type, dtype)` that runs `model(x)` once under autocast and returns, for every
+# **leaf** module (a module without children) that runs, the dtype of its output: `{name: dtype}`.
 #
-# Record the dtypes with **forward hooks** (`module.register_forward_hook(hook)`, where `hook(module, inputs, output)`
-# is called after each forward), and **remove** every hook you added before returning (`handle.remove()`), even if
-# the forward pass raises: hooks left behind would fire in every later forward pass. Hooks the model already had
-# must stay.
+# - `name` is the module's name as `model.named_modules()` gives it (`"0"`, `"body.1"`, ...); a model that is itself
+#   a leaf has the name `""`. Leaves that do not run in this forward pass are left out.
+# - The entries are in the order the leaves ran (a dict keeps the order you insert in: do not sort it).
+# - Record the dtypes with **forward hooks** (`module.register_forward_hook(hook)`, where `hook(module, inputs, output)`
+#   is called after each forward), and **remove** every hook you added before returning (`handle.remove()`), even if
+#   the forward pass raises: hooks left behind would fire in every later forward pass. If `model(x)` raises, let the
+#   exception reach the caller. Hooks the model already had must stay, and autocast is off again afterwards.
 
 # %% nbgrader={"grade": false, "grade_id": "output_dtypes", "locked": false, "schema_version": 3, "solution": true}
 def output_dtypes(model, x, device_type, dtype):
-    """{name: output dtype} of every leaf module of model in one forward pass of x under
-    torch.autocast(device_type=device_type, dtype=dtype). Names as model.named_modules() gives
-    them; recorded with forward hooks that are all removed before returning."""
+    """{name: output dtype} of every leaf module of model that runs in one forward pass of x under
+    torch.autocast(device_type=device_type, dtype=dtype).
+
+    Names as model.named_modules() gives them ("" for a model that is itself a leaf); leaves that do
+    not run are left out; entries in the order the leaves ran. Recorded with forward hooks, every
+    one of them removed before returning, also when model(x) raises (the exception propagates);
+    hooks the model already had stay; autocast is off again afterwards."""
     ### BEGIN SOLUTION
     dtypes = {}
     handles = []
@@ -472,19 +502,54 @@ def _hook_count(model):
     return (sum(len(m._forward_hooks) + len(m._forward_pre_hooks) for m in model.modules())
             + len(_module._global_forward_hooks) + len(_module._global_forward_pre_hooks))
 
+class _Probe(torch.nn.Module):
+    """Leaves defined in one order, run in another; one nested; one that never runs."""
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(12, 6)
+        self.block = torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Linear(6, 2))
+        self.spare = torch.nn.Linear(2, 2)        # never runs
+        self.flat = torch.nn.Flatten()
+    def forward(self, inputs):
+        return self.block(self.proj(self.flat(inputs)))
+
 with Check("output_dtypes") as check, warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(12, 6), torch.nn.ReLU(), torch.nn.Linear(6, 2))
-    x = torch.randn(3, 3, 4)
-    got = check.call(output_dtypes, model, x, "cpu", torch.bfloat16)
+    probe = _Probe()
+    calls = []
+    own = probe.proj.register_forward_hook(lambda module, inputs, output: calls.append(output.shape))
+    got = check.call(output_dtypes, probe, torch.randn(3, 3, 4), "cpu", torch.bfloat16)
     check.that(isinstance(got, dict), "Return a dict {module name: dtype}.")
-    check.equal(sorted(got), ["0", "1", "2", "3"], "One entry per leaf module, named as model.named_modules() names it")
-    check.equal(got["1"], torch.bfloat16, "Record each module's output dtype, under autocast.")
-    check.equal(got["0"], torch.float32, "Flatten is on no autocast list: its output keeps the float32 of its input.")
-    check.equal(got["3"], torch.bfloat16, "The last Linear runs under autocast too: record what it returned.")
-    check.equal(_hook_count(model), 0, "Remove every hook you registered (handle.remove()) before returning.")
+    check.equal(sorted(got), ["block.0", "block.1", "flat", "proj"],
+                "One entry per leaf module that ran: nested leaves too, no containers, no leaf that did not run, "
+                "each named as model.named_modules() names it")
+    check.equal(list(got), ["flat", "proj", "block.0", "block.1"],
+                "Keep the entries in the order the leaves ran (insert them as the hooks fire; do not sort)")
+    check.equal(got["proj"], torch.bfloat16, "Record each module's output dtype, under autocast.")
+    check.equal(got["flat"], torch.float32,
+                "Flatten is on no autocast list: its output keeps the float32 of its input.")
+    check.equal(got["block.1"], torch.bfloat16, "The last Linear runs under autocast too: record what it returned.")
+    check.equal(_hook_count(probe), 1, "Remove every hook you registered (handle.remove()), and only those")
+    calls.clear()
+    probe(torch.randn(3, 3, 4))
+    check.equal(len(calls), 1, "Hooks the model already had must stay and keep firing: remove only your handles")
+    check.that(not torch.is_autocast_enabled("cpu"),
+               "Leave autocast off afterwards: use torch.autocast in a with block.")
+    own.remove()
+    check.equal(check.call(output_dtypes, torch.nn.Linear(5, 3), torch.randn(2, 5), "cpu", torch.bfloat16),
+                {"": torch.bfloat16}, "A model without children is itself a leaf, named \"\" by named_modules()")
+    broken = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.Linear(5, 2))   # shapes do not fit: model(x) raises
+    try:
+        output_dtypes(broken, torch.randn(2, 4), "cpu", torch.bfloat16)
+        raised = False
+    except Exception:
+        raised = True
+    check.equal(_hook_count(broken), 0, "Remove your hooks even when the forward pass raises (try/finally)")
+    check.that(raised, "When model(x) raises, let the exception reach the caller (do not catch it).")
 
 ### BEGIN HIDDEN TESTS
+from gpucourse.checks import requirement as _requirement
+
 def _reference_dtypes(model, x, device_type, dtype):
     """Independent of hooks on the model: a global hook on every module, keeping the leaves."""
     names = {id(m): n for n, m in model.named_modules() if next(m.children(), None) is None}
@@ -503,11 +568,12 @@ def _reference_dtypes(model, x, device_type, dtype):
 class _Net(torch.nn.Module):
     def __init__(self, d, h, k):
         super().__init__()
-        self.body = torch.nn.Sequential(torch.nn.Linear(d, h), torch.nn.GELU(), torch.nn.LayerNorm(h))
         self.head = torch.nn.Sequential(torch.nn.Sequential(torch.nn.Linear(h, k)))
+        self.unused = torch.nn.Dropout(0.5)                 # a leaf that never runs
+        self.body = torch.nn.Sequential(torch.nn.Linear(d, h), torch.nn.GELU(), torch.nn.LayerNorm(h))
         self.soft = torch.nn.Softmax(dim=1)
     def forward(self, x):
-        return self.soft(self.head(self.body(x)))
+        return self.soft(self.head(self.body(x)))       # runs body, head, soft: not the order defined
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -521,28 +587,40 @@ with warnings.catch_warnings():
         _calls = []
         _own = _net.body[1].register_forward_hook(lambda m, i, o: _calls.append(1))   # the model's own hook
         _before = _hook_count(_net)
-        _got = output_dtypes(_net, _x, _device_type, _dtype)
+        with _requirement(f"output_dtypes runs under {_device_type} autocast with {_dtype}"):
+            _got = output_dtypes(_net, _x, _device_type, _dtype)
         _expected = _reference_dtypes(_net, _x, _device_type, _dtype)
-        assert set(_got) == {"body.0", "body.1", "body.2", "head.0.0", "soft"}, f"leaf names, got {sorted(_got)}"
-        assert _got == _expected, f"{_device_type} {_dtype}: got {_got}, expected {_expected}"
-        assert all(isinstance(v, torch.dtype) for v in _got.values())
-        assert _hook_count(_net) == _before, "remove your hooks, and only yours"
-        _calls.clear()
-        _net(_x)
-        assert _calls == [1], "the model's own hook must still be there"
+        with _requirement("one entry per leaf that ran, named as named_modules() names it (none that did not run)"):
+            assert isinstance(_got, dict), f"got a {type(_got).__name__}"
+            assert set(_got) == set(_expected), f"got {sorted(_got)}, expected {sorted(_expected)}"
+        with _requirement("the entries in the order the leaves ran"):
+            assert list(_got) == list(_expected), f"got {list(_got)}, expected {list(_expected)}"
+        with _requirement(f"each leaf's output dtype under {_device_type} autocast with {_dtype}"):
+            assert all(isinstance(v, torch.dtype) for v in _got.values()), f"got {_got}"
+            assert _got == _expected, f"got {_got}, expected {_expected}"
+        with _requirement("every hook output_dtypes added is removed, and only those"):
+            assert _hook_count(_net) == _before, f"{_hook_count(_net)} hooks after the call, {_before} before"
+            _calls.clear()
+            _net(_x)
+            assert _calls == [1], "the model's own hook no longer fires"
         _own.remove()
-        assert not torch.is_autocast_enabled(_device_type)
-    # a model that is a single leaf
-    _lin = torch.nn.Linear(5, 3)
-    assert output_dtypes(_lin, torch.randn(2, 5), "cpu", torch.bfloat16) == {"": torch.bfloat16}
-    assert _hook_count(_lin) == 0
-    # a failing forward pass still removes the hooks
-    _bad = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.Linear(5, 2))
+        with _requirement("autocast is off again afterwards"):
+            assert not torch.is_autocast_enabled(_device_type)
+    with _requirement("a model that is itself a leaf is named \"\""):
+        _lin = torch.nn.Linear(int(torch.randint(2, 9, ())), 3)
+        _out = output_dtypes(_lin, torch.randn(2, _lin.in_features), "cpu", torch.float16)
+        assert _out == {"": torch.float16}, f"got {_out}"
+        assert _hook_count(_lin) == 0, "a hook was left behind"
+    _bad = torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Linear(4, 3), torch.nn.Linear(5, 2))
+    _bad[0].register_forward_pre_hook(lambda m, i: None)
+    _raised = False
     try:
         output_dtypes(_bad, torch.randn(2, 4), "cpu", torch.bfloat16)
     except Exception:
-        pass
-    assert _hook_count(_bad) == 0, "hooks must be removed even when the forward pass raises (try/finally)"
+        _raised = True
+    with _requirement("when model(x) raises, the hooks are removed (try/finally) and the exception propagates"):
+        assert _hook_count(_bad) == 1, f"{_hook_count(_bad)} hooks after the call, 1 (the model's own) before"
+        assert _raised, "the exception was swallowed"
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="output_dtypes"
@@ -718,6 +796,93 @@ with warnings.catch_warnings():
 # +            module._forward_hooks.clear()
 # ```
 #
+# **mistake `prefill`**, loses `test_output_dtypes`: pre-fills every leaf, so leaves that never ran are listed too
+# ```diff
+# @@
+# -    dtypes = {}
+# +    dtypes = {name: x.dtype for name, m in model.named_modules() if next(m.children(), None) is None}
+# ```
+#
+# **mistake `sorted`**, loses `test_output_dtypes`: sorts the table by name instead of keeping the order the leaves ran
+# ```diff
+# @@
+# -    return dtypes
+# +    return dict(sorted(dtypes.items()))
+# ```
+#
+# **mistake `swallows-error`**, loses `test_output_dtypes`: catches the forward pass's exception and returns what it has
+# ```diff
+# @@
+# -    finally:
+# -        for handle in handles:
+# -            handle.remove()
+# +    except Exception as error:
+# +        print("forward pass failed:", error)
+# +    for handle in handles:
+# +        handle.remove()
+# ```
+#
+# **mistake `skips-root`**, loses `test_output_dtypes`: skips the name "" so a model that is itself a leaf gives {}
+# ```diff
+# @@
+# -        if next(module.children(), None) is None:          # a leaf
+# +        if name and next(module.children(), None) is None:  # a leaf (the "" module is the model: skipped)
+# ```
+#
+# **mistake `hooks-after-error-kept`**, loses `test_output_dtypes`: removes its hooks only after a successful forward
+# ```diff
+# @@
+# -    try:
+# -        with torch.no_grad(), torch.autocast(device_type=device_type, dtype=dtype):
+# -            model(x)
+# -    finally:
+# -        for handle in handles:
+# -            handle.remove()
+# +    with torch.no_grad(), torch.autocast(device_type=device_type, dtype=dtype):
+# +        model(x)
+# +    for handle in handles:
+# +        handle.remove()
+# ```
+#
+# **alternative `global-hook`**: one global forward hook (register_module_forward_hook), leaves found by id
+# ```python
+# def output_dtypes(model, x, device_type, dtype):
+#     leaf_names = {id(m): n for n, m in model.named_modules() if not list(m.children())}
+#     table = {}
+#
+#     def _record(module, inputs, output):
+#         if id(module) in leaf_names:
+#             table[leaf_names[id(module)]] = output.dtype
+#
+#     handle = torch.nn.modules.module.register_module_forward_hook(_record)
+#     try:
+#         with torch.autocast(device_type=device_type, dtype=dtype):
+#             model(x)
+#     finally:
+#         handle.remove()
+#     return table
+# ```
+#
+# **alternative `ordered-list`**: (name, dtype) pairs appended as the hooks fire, a dict at the end, ExitStack
+# ```python
+# import contextlib
+#
+# def output_dtypes(model, x, device_type, dtype):
+#     pairs = []
+#     with contextlib.ExitStack() as stack:
+#         for name, module in model.named_modules():
+#             if sum(1 for _ in module.children()) == 0:
+#                 handle = module.register_forward_hook(
+#                     lambda m, i, o, name=name: pairs.append((name, o.dtype)))
+#                 stack.callback(handle.remove)
+#         with torch.autocast(device_type, dtype=dtype), torch.no_grad():
+#             model(x)
+#     result = {}
+#     for name, out_dtype in pairs:
+#         result.setdefault(name, out_dtype)
+#     return result
+# ```
+#
 # **alternative `named-children-leaves`**: lambdas as hooks, inference_mode
 # ```python
 # def output_dtypes(model, x, device_type, dtype):
@@ -804,33 +969,54 @@ if needs("output_dtypes"):
 # | `"sum"` | `h.sum()` |
 # | `"add"` | `h + a` |
 #
-# Set `CUDA_AUTOCAST_ANSWERS` to a dict from those five keys to `torch.dtype` values, like `{"matmul": torch.float16, ...}`.
-# (A grader may have no GPU: it checks your answers against the documented CUDA lists. Section 6 shows why CPU
-# autocast would give different answers.)
+# Set `CUDA_AUTOCAST_ANSWERS` to a dict from exactly those five keys to `torch.dtype` values, like
+# `{"matmul": torch.float16, ...}` (`torch.half` is the same object as `torch.float16`, `torch.float` as
+# `torch.float32`). Write it in place of `raise NotImplementedError()`, inside the `with` block or instead of it: the
+# block only lets "Run All" go on while the exercise is unanswered. (A grader may have no GPU: it checks your answers
+# against the documented CUDA lists. Section 6 shows why CPU autocast would give different answers.)
 
 # %% nbgrader={"grade": false, "grade_id": "CUDA_AUTOCAST_ANSWERS", "locked": false, "schema_version": 3, "solution": true}
-### BEGIN SOLUTION
-CUDA_AUTOCAST_ANSWERS = {
-    "matmul": torch.float16,         # "CUDA ops that can autocast to float16"
-    "softmax": torch.float32,        # "CUDA ops that can autocast to float32"
-    "cross_entropy": torch.float32,  # float32 list
-    "sum": torch.float32,            # float32 list
-    "add": torch.float32,            # no list: type promotion, float16 + float32 -> float32
-}
-### END SOLUTION
+import contextlib
+
+CUDA_AUTOCAST_ANSWERS = None   # your answer: {key: torch.dtype} for the five keys of the table
+with contextlib.suppress(NotImplementedError):   # until you answer, the check below says [TODO]
+    ### BEGIN SOLUTION
+    CUDA_AUTOCAST_ANSWERS = {
+        "matmul": torch.float16,         # "CUDA ops that can autocast to float16"
+        "softmax": torch.float32,        # "CUDA ops that can autocast to float32"
+        "cross_entropy": torch.float32,  # float32 list
+        "sum": torch.float32,            # float32 list
+        "add": torch.float32,            # no list: type promotion, float16 + float32 -> float32
+    }
+    ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "test_CUDA_AUTOCAST_ANSWERS", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+import hashlib
 from gpucourse.checks import Check
+
+def _fingerprint(key, value):
+    """A one-way fingerprint of one answer: this cell checks the values without printing them."""
+    return hashlib.sha256(f"04_autocast {key} {value}".encode()).hexdigest()[:16]
+
+_DOCUMENTED_FINGERPRINTS = {"matmul": "10f3cc14dac65d40", "softmax": "9807f533ded15a46",
+                            "cross_entropy": "d54b7e32dffbefbe", "sum": "1ac681a26207514c", "add": "652a90be7305228d"}
 
 with Check("CUDA_AUTOCAST_ANSWERS") as check:
     answers = CUDA_AUTOCAST_ANSWERS
+    if answers is None:            # still the skeleton's placeholder
+        raise NotImplementedError()
     check.that(isinstance(answers, dict), "CUDA_AUTOCAST_ANSWERS must be a dict.")
-    check.equal(sorted(answers), sorted(["matmul", "softmax", "cross_entropy", "sum", "add"]),
-                "Use exactly the five keys of the table")
+    check.equal(sorted(answers), sorted(_DOCUMENTED_FINGERPRINTS), "Use exactly the five keys of the table")
     check.that(all(isinstance(v, torch.dtype) for v in answers.values()),
                "Each value is a torch.dtype such as torch.float16, not a string.")
+    for key in ("matmul", "softmax", "cross_entropy", "sum", "add"):
+        check.that(_fingerprint(key, answers[key]) == _DOCUMENTED_FINGERPRINTS[key],
+                   f"{key!r}: not the dtype the docs' CUDA lists give. Look the operation up in the CUDA part of "
+                   "the Autocast Op Reference (an operation on no list runs in the type its inputs promote to).")
 
 ### BEGIN HIDDEN TESTS
+from gpucourse.checks import requirement as _requirement
+
 _CUDA_DOCUMENTED = {                  # the "Autocast Op Reference" of the PyTorch docs, CUDA, float16
     "matmul": torch.float16,          # on the "autocast to float16" list
     "softmax": torch.float32,         # on the "autocast to float32" list
@@ -838,8 +1024,13 @@ _CUDA_DOCUMENTED = {                  # the "Autocast Op Reference" of the PyTor
     "sum": torch.float32,             # on the "autocast to float32" list
     "add": torch.float32,             # not listed: ordinary type promotion, float16 + float32 -> float32
 }
+with _requirement("CUDA_AUTOCAST_ANSWERS is a dict with exactly the five keys of the table"):
+    assert isinstance(CUDA_AUTOCAST_ANSWERS, dict), f"got a {type(CUDA_AUTOCAST_ANSWERS).__name__}"
+    assert set(CUDA_AUTOCAST_ANSWERS) == set(_CUDA_DOCUMENTED), f"got the keys {sorted(CUDA_AUTOCAST_ANSWERS)}"
 for _op, _dtype in _CUDA_DOCUMENTED.items():
-    assert CUDA_AUTOCAST_ANSWERS[_op] == _dtype, f"{_op}: check the CUDA lists of the Autocast Op Reference"
+    with _requirement(f"{_op!r}: the dtype the docs' CUDA lists give for it under float16 autocast"):
+        assert isinstance(CUDA_AUTOCAST_ANSWERS[_op], torch.dtype), f"got {CUDA_AUTOCAST_ANSWERS[_op]!r}"
+        assert CUDA_AUTOCAST_ANSWERS[_op] == _dtype, f"got {CUDA_AUTOCAST_ANSWERS[_op]}, expected {_dtype}"
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="CUDA_AUTOCAST_ANSWERS"
@@ -848,59 +1039,81 @@ for _op, _dtype in _CUDA_DOCUMENTED.items():
 # **mistake `cpu-answers`**, sample, loses `test_CUDA_AUTOCAST_ANSWERS`: answers with CPU autocast's lists
 # ```diff
 # @@
-# -CUDA_AUTOCAST_ANSWERS = {
-# -    "matmul": torch.float16,         # "CUDA ops that can autocast to float16"
-# -    "softmax": torch.float32,        # "CUDA ops that can autocast to float32"
-# -    "cross_entropy": torch.float32,  # float32 list
-# -    "sum": torch.float32,            # float32 list
-# -    "add": torch.float32,            # no list: type promotion, float16 + float32 -> float32
-# -}
-# +CUDA_AUTOCAST_ANSWERS = {"matmul": torch.float16, "softmax": torch.float16, "cross_entropy": torch.float32,
-# +                         "sum": torch.float16, "add": torch.float32}
+# -    CUDA_AUTOCAST_ANSWERS = {
+# -        "matmul": torch.float16,         # "CUDA ops that can autocast to float16"
+# -        "softmax": torch.float32,        # "CUDA ops that can autocast to float32"
+# -        "cross_entropy": torch.float32,  # float32 list
+# -        "sum": torch.float32,            # float32 list
+# -        "add": torch.float32,            # no list: type promotion, float16 + float32 -> float32
+# -    }
+# +    CUDA_AUTOCAST_ANSWERS = {"matmul": torch.float16, "softmax": torch.float16, "cross_entropy": torch.float32,
+# +                             "sum": torch.float16, "add": torch.float32}
 # ```
 #
 # **mistake `all-half`**, loses `test_CUDA_AUTOCAST_ANSWERS`: thinks autocast makes everything float16
 # ```diff
 # @@
-# -CUDA_AUTOCAST_ANSWERS = {
-# -    "matmul": torch.float16,         # "CUDA ops that can autocast to float16"
-# -    "softmax": torch.float32,        # "CUDA ops that can autocast to float32"
-# -    "cross_entropy": torch.float32,  # float32 list
-# -    "sum": torch.float32,            # float32 list
-# -    "add": torch.float32,            # no list: type promotion, float16 + float32 -> float32
-# -}
-# +CUDA_AUTOCAST_ANSWERS = {k: torch.float16 for k in ["matmul", "softmax", "cross_entropy", "sum", "add"]}
+# -    CUDA_AUTOCAST_ANSWERS = {
+# -        "matmul": torch.float16,         # "CUDA ops that can autocast to float16"
+# -        "softmax": torch.float32,        # "CUDA ops that can autocast to float32"
+# -        "cross_entropy": torch.float32,  # float32 list
+# -        "sum": torch.float32,            # float32 list
+# -        "add": torch.float32,            # no list: type promotion, float16 + float32 -> float32
+# -    }
+# +    CUDA_AUTOCAST_ANSWERS = {k: torch.float16 for k in ["matmul", "softmax", "cross_entropy", "sum", "add"]}
 # ```
 #
 # **mistake `add-half`**, loses `test_CUDA_AUTOCAST_ANSWERS`: forgets type promotion of float16 + float32
 # ```diff
 # @@
-# -CUDA_AUTOCAST_ANSWERS = {
-# -    "matmul": torch.float16,         # "CUDA ops that can autocast to float16"
-# -    "softmax": torch.float32,        # "CUDA ops that can autocast to float32"
-# -    "cross_entropy": torch.float32,  # float32 list
-# -    "sum": torch.float32,            # float32 list
-# -    "add": torch.float32,            # no list: type promotion, float16 + float32 -> float32
-# -}
-# +CUDA_AUTOCAST_ANSWERS = {"matmul": torch.float16, "softmax": torch.float32, "cross_entropy": torch.float32,
-# +                         "sum": torch.float32, "add": torch.float16}
+# -        "add": torch.float32,            # no list: type promotion, float16 + float32 -> float32
+# +        "add": torch.float16,
+# ```
+#
+# **mistake `softmax-half`**, loses `test_CUDA_AUTOCAST_ANSWERS`: only softmax wrong (CPU's behaviour for it)
+# ```diff
+# @@
+# -        "softmax": torch.float32,        # "CUDA ops that can autocast to float32"
+# +        "softmax": torch.float16,
+# ```
+#
+# **mistake `sum-half`**, loses `test_CUDA_AUTOCAST_ANSWERS`: only sum wrong: a reduction of float16 stays float16
+# ```diff
+# @@
+# -        "sum": torch.float32,            # float32 list
+# +        "sum": torch.float16,
+# ```
+#
+# **mistake `matmul-float32`**, loses `test_CUDA_AUTOCAST_ANSWERS`: thinks a float32 matmul stays float32
+# ```diff
+# @@
+# -        "matmul": torch.float16,         # "CUDA ops that can autocast to float16"
+# +        "matmul": torch.float32,
 # ```
 #
 # **mistake `strings`**, loses `test_CUDA_AUTOCAST_ANSWERS`: strings instead of torch.dtype values
 # ```diff
 # @@
-# -CUDA_AUTOCAST_ANSWERS = {
-# -    "matmul": torch.float16,         # "CUDA ops that can autocast to float16"
-# -    "softmax": torch.float32,        # "CUDA ops that can autocast to float32"
-# -    "cross_entropy": torch.float32,  # float32 list
-# -    "sum": torch.float32,            # float32 list
-# -    "add": torch.float32,            # no list: type promotion, float16 + float32 -> float32
-# -}
-# +CUDA_AUTOCAST_ANSWERS = {"matmul": "float16", "softmax": "float32", "cross_entropy": "float32",
-# +                         "sum": "float32", "add": "float32"}
+# -    CUDA_AUTOCAST_ANSWERS = {
+# -        "matmul": torch.float16,         # "CUDA ops that can autocast to float16"
+# -        "softmax": torch.float32,        # "CUDA ops that can autocast to float32"
+# -        "cross_entropy": torch.float32,  # float32 list
+# -        "sum": torch.float32,            # float32 list
+# -        "add": torch.float32,            # no list: type promotion, float16 + float32 -> float32
+# -    }
+# +    CUDA_AUTOCAST_ANSWERS = {"matmul": "float16", "softmax": "float32", "cross_entropy": "float32",
+# +                             "sum": "float32", "add": "float32"}
 # ```
 #
-# **alternative `dict-call`**: dict(...) and the dtype aliases torch.half / torch.float
+# **mistake `extra-key`**, loses `test_CUDA_AUTOCAST_ANSWERS`: adds an operation the table does not ask about
+# ```diff
+# @@
+# -        "add": torch.float32,            # no list: type promotion, float16 + float32 -> float32
+# +        "add": torch.float32,
+# +        "relu": torch.float16,
+# ```
+#
+# **alternative `dict-call`**: dict(...) and the dtype aliases torch.half / torch.float, no with block
 # ```python
 # CUDA_AUTOCAST_ANSWERS = dict(matmul=torch.half, softmax=torch.float, cross_entropy=torch.float32,
 #                              sum=torch.float32, add=torch.float32)
@@ -915,27 +1128,30 @@ for _op, _dtype in _CUDA_DOCUMENTED.items():
 # print(CUDA_AUTOCAST_ANSWERS)
 # ```
 #
-# **alternative `measured`**: type promotion computed with torch.promote_types
+# **alternative `measured`**: type promotion computed with torch.promote_types, inside the with block
 # ```python
-# _low = torch.float16
-# CUDA_AUTOCAST_ANSWERS = {
-#     "add": torch.promote_types(_low, torch.float32),
-#     "sum": torch.float32,
-#     "cross_entropy": torch.float32,
-#     "softmax": torch.float32,
-#     "matmul": _low,
-# }
+# import contextlib
+#
+# CUDA_AUTOCAST_ANSWERS = None
+# with contextlib.suppress(NotImplementedError):
+#     _low = torch.float16
+#     CUDA_AUTOCAST_ANSWERS = {
+#         "add": torch.promote_types(_low, torch.float32),
+#         "sum": torch.float32,
+#         "cross_entropy": torch.float32,
+#         "softmax": torch.float32,
+#         "matmul": _low,
+#     }
 # ```
 
 # %% [markdown] id="s6"
 # ## 6. CPU autocast has its own lists
 #
 # > **Myth vs. current PyTorch:** "Under autocast, softmax (and sum) run in float32."
-# > That is true on **CUDA**. CPU autocast's float32 list is a different one (and longer: it adds linear algebra and
-# > FFTs such as `linalg_inv` and `fft_rfft`), and softmax, log_softmax, sum, exp, log, pow and layer_norm are not on
-# > it, so under CPU autocast they keep their input's dtype: a 16-bit input stays bfloat16 or float16. Cross-entropy is
-# > on both float32 lists. Code (and tests) that
-# > assume CUDA's behaviour fail on a CPU.
+# > That is true on **CUDA**. CPU autocast's float32 list is a different one (it has linear algebra and FFTs such as
+# > `linalg_inv` and `fft_rfft`, which CUDA's has not), and softmax, log_softmax, sum, exp, log, pow and layer_norm
+# > are not on it, so under CPU autocast they keep their input's dtype: a 16-bit input stays bfloat16 or float16.
+# > Cross-entropy is on both float32 lists. Code (and tests) that assume CUDA's behaviour fail on a CPU.
 #
 # The cell runs the five operations of exercise 3 under real autocast on this machine (and on CUDA when there is a
 # GPU). Note `softmax` and `sum` of a 16-bit `h`: CUDA autocast casts `h` up to float32 first, CPU autocast does not.
@@ -946,7 +1162,9 @@ from gpucourse.amp import autocast_op_dtypes
 OPS = ["matmul", "softmax", "cross_entropy", "sum", "add"]
 try:
     predicted = CUDA_AUTOCAST_ANSWERS   # your exercise 3: what the docs' CUDA lists say
-except NameError:                       # exercise 3 not answered yet
+except NameError:                       # exercise 3's cell not run
+    predicted = None
+if not isinstance(predicted, dict):     # not answered yet: that row shows "-"
     predicted = {}
 rows = {"CUDA, your answers (float16)": predicted,
         "CPU, measured (bfloat16)": autocast_op_dtypes("cpu", torch.bfloat16),
@@ -1009,5 +1227,6 @@ if needs("amp_forward"):
 #   16 bits and losses in float32 on both; on CUDA also softmax, sums, `exp` and `log` in float32, which CPU autocast
 #   leaves in their input's dtype.
 # - Parameters and gradients stay float32; autocast casts copies. Never `model.half()` for training.
-# - Activations saved for backward shrink by about half; on tensor-core GPUs, matmuls run several times faster.
+# - Activations saved for backward shrink by about half; on tensor-core GPUs, 16-bit matmuls can run several
+#   times faster (section 4 measures it on your GPU).
 # - `torch.cuda.amp.*` is deprecated: `torch.autocast("cuda", ...)` and `torch.amp.GradScaler("cuda")`.

@@ -13,7 +13,8 @@
 # ---
 
 # %% [markdown] id="title"
-# float16 has 5 exponent bits: nothing below 2⁻²⁴ ≈ 6·10⁻⁸ survives, and below 2⁻¹⁴ ≈ 6·10⁻⁵ precision falls away.
+# float16 has 5 exponent bits: its smallest positive value is 2⁻²⁴ ≈ 6·10⁻⁸ (anything at or below half of it,
+# 2⁻²⁵ ≈ 3·10⁻⁸, becomes zero), and below 2⁻¹⁴ ≈ 6·10⁻⁵ precision falls away.
 # Gradients late in training are often that small. Under autocast the backward pass computes many gradients in
 # float16, and those that are too small become **zero**: they *underflow*. The **gradient scaler** multiplies the
 # loss by a large factor before backward, so the gradients are computed large, then divides them again (in float32)
@@ -141,11 +142,15 @@ plt.show()
 # Write `underflow_fraction(t, dtype=torch.float16)`: the share of the **non-zero** entries of `t` that become
 # exactly zero when converted to `dtype`, as a Python `float` in [0, 1]. Entries that are already zero do not count
 # (they are not lost), and a tensor without non-zero entries gives `0.0`. Negative values underflow too (to `-0.0`,
-# which equals zero).
+# which equals zero). What counts is what the conversion really gives: subnormals survive, and so does a value just
+# under the smallest subnormal that rounds up to it. `t` may have any shape and any floating dtype.
 
 # %% nbgrader={"grade": false, "grade_id": "underflow_fraction", "locked": false, "schema_version": 3, "solution": true}
 def underflow_fraction(t, dtype=torch.float16) -> float:
-    """Fraction of the non-zero entries of t that become zero when converted to dtype (0.0 if none)."""
+    """Fraction of the non-zero entries of t that become exactly zero when converted to dtype.
+
+    A Python float in [0, 1]; entries already zero do not count, and a tensor without non-zero
+    entries gives 0.0. Negative values count too (they become -0.0). Any shape, any input dtype."""
     ### BEGIN SOLUTION
     nonzero = t[t != 0]
     if nonzero.numel() == 0:
@@ -164,9 +169,17 @@ with Check("underflow_fraction") as check:
     check.close(got, 0.5, "Two of the four non-zero entries underflow in float16; zeros do not count.")
     check.close(underflow_fraction(torch.tensor([1e-9, 1.0])), 0.5, "Count a tiny value as lost.")
     check.close(underflow_fraction(torch.zeros(3)), 0.0, "No non-zero entries: return 0.0.")
+    check.close(underflow_fraction(torch.tensor([1e-6, 1e-9])), 0.5,
+                "1e-6 is below float16's smallest normal but survives as a subnormal: count only what becomes 0.")
+    check.close(underflow_fraction(torch.tensor([4e-8, 2e-8])), 0.5,
+                "Convert to the dtype and look: 4e-8 rounds up to float16's smallest subnormal 2**-24, 2e-8 to 0.")
+    check.close(underflow_fraction(torch.tensor([[1e-9, 1e-30], [1e-3, 0.0]]), torch.bfloat16), 0.0,
+                "Convert to the dtype you are given: bfloat16 keeps 1e-30.")
 
 ### BEGIN HIDDEN TESTS
 import math as _math
+from gpucourse.checks import requirement as _requirement
+
 for _trial in range(4):
     _n = int(torch.randint(50, 400, ()))
     _t = torch.randn(_n) * torch.pow(10.0, torch.empty(_n).uniform_(-12, 2))
@@ -175,20 +188,27 @@ for _trial in range(4):
         _nz = [v for v in _t.tolist() if v != 0]
         _lost = sum(1 for v in _nz if torch.tensor(v).to(_dtype).item() == 0)
         _expected = _lost / len(_nz)
-        _got = underflow_fraction(_t, _dtype)
-        assert isinstance(_got, float), "a Python float"
-        # 1e-6: a fraction computed in float32 is as right as one in float64; a wrong count is off by >= 1/400
-        assert _math.isclose(_got, _expected, abs_tol=1e-6), f"{_dtype}: got {_got}, expected {_expected}"
-    assert _math.isclose(underflow_fraction(_t), underflow_fraction(_t, torch.float16), abs_tol=1e-6), \
-        "the default dtype is float16"
-# the boundary: half the smallest subnormal rounds to zero (ties to even), just above it survives
-_edge = torch.tensor([2.0**-25, 2.0**-25 * 1.01, 2.0**-24, -2.0**-26, 1e-45, 3.0])
-assert _math.isclose(underflow_fraction(_edge), 3 / 6), "rounding at the bottom of float16"
-assert _math.isclose(underflow_fraction(torch.tensor([1e-30, 1e-39]), torch.bfloat16), 0.0)
-assert underflow_fraction(torch.zeros(5), torch.bfloat16) == 0.0
-assert _math.isclose(underflow_fraction(torch.full((2, 3), 1e-9)), 1.0), "any shape"
-_d = torch.tensor([1e-9, 1.0, 0.0], dtype=torch.float64)
-assert _math.isclose(underflow_fraction(_d), 0.5), "float64 input"
+        with _requirement(f"the share of the non-zero entries that become 0 in {_dtype}, as a Python float"):
+            _got = underflow_fraction(_t, _dtype)
+            assert isinstance(_got, float), f"got a {type(_got).__name__}"
+            # 1e-6: a fraction computed in float32 is as right as one in float64; a wrong count is off by >= 1/400
+            assert _math.isclose(_got, _expected, abs_tol=1e-6), f"got {_got}, expected {_expected}"
+    with _requirement("the default dtype is float16"):
+        assert _math.isclose(underflow_fraction(_t), underflow_fraction(_t, torch.float16), abs_tol=1e-6)
+with _requirement("rounding at the bottom of float16: 2**-25 is a tie that goes to 0, just above it survives"):
+    _edge = torch.tensor([2.0**-25, 2.0**-25 * 1.01, 2.0**-24, -2.0**-26, 1e-45, 3.0])
+    _got = underflow_fraction(_edge)
+    assert _math.isclose(_got, 3 / 6), f"got {_got}, expected 0.5"
+with _requirement("bfloat16 keeps values down to about 1e-40; a tensor of zeros gives 0.0"):
+    _got = underflow_fraction(torch.tensor([1e-30, 1e-39]), torch.bfloat16)
+    assert _math.isclose(_got, 0.0), f"got {_got}, expected 0.0"
+    _got = underflow_fraction(torch.zeros(5), torch.bfloat16)
+    assert _got == 0.0, f"got {_got!r}, expected 0.0"
+with _requirement("any shape and input dtype"):
+    _got = underflow_fraction(torch.full((2, 3), 1e-9))
+    assert _math.isclose(_got, 1.0), f"a 2x3 tensor of 1e-9: got {_got}, expected 1.0"
+    _got = underflow_fraction(torch.tensor([1e-9, 1.0, 0.0], dtype=torch.float64))
+    assert _math.isclose(_got, 0.5), f"float64 input: got {_got}, expected 0.5"
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="underflow_fraction"
@@ -260,6 +280,14 @@ assert _math.isclose(underflow_fraction(_d), 0.5), "float64 input"
 # -    return (nonzero.to(dtype) == 0).sum().item() / nonzero.numel()
 # +    nz = t[t != 0]
 # +    return (nz.to(dtype) == 0).float().mean().item()
+# ```
+#
+# **mistake `below-smallest-subnormal`**, loses `test_underflow_fraction`: compares with 2**-24 instead of converting
+# ```diff
+# @@
+# -    return (nonzero.to(dtype) == 0).sum().item() / nonzero.numel()
+# +    smallest = torch.finfo(dtype).smallest_normal * torch.finfo(dtype).eps
+# +    return (nonzero.abs() < smallest).sum().item() / nonzero.numel()
 # ```
 #
 # **alternative `float32-mean`**: the fraction computed in float32 (mean of a float mask)
@@ -351,7 +379,8 @@ if needs("underflow_fraction"):
 # ## Exercise 2: `scaled_train_step` (4 points)
 #
 # Write `scaled_train_step(model, x, y, optimizer, scaler, criterion, device_type, dtype=torch.float16, max_norm=None)`:
-# one canonical mixed-precision step as above, returning the (unscaled) loss as a Python `float`.
+# one canonical mixed-precision step as above, returning the loss before the step (not scaled) as a Python `float`;
+# the parameters stay float32:
 #
 # - zero the gradients first; forward and loss under `torch.autocast(device_type=device_type, dtype=dtype)`;
 # - backward through `scaler.scale(loss)`;
@@ -364,8 +393,10 @@ def scaled_train_step(model, x, y, optimizer, scaler, criterion, device_type,
                       dtype=torch.float16, max_norm=None) -> float:
     """One mixed-precision training step with a gradient scaler; returns the unscaled loss as a float.
 
-    With max_norm, the gradients are unscaled (scaler.unscale_) and then clipped to that total norm
-    before scaler.step. scaler.update() ends the step."""
+    In order: zero the gradients; forward and loss under torch.autocast(device_type=device_type,
+    dtype=dtype); backward through scaler.scale(loss); if max_norm is not None, scaler.unscale_(optimizer)
+    then clip the gradients' total norm to max_norm; scaler.step(optimizer); scaler.update().
+    Returns the loss before the step (not scaled) as a Python float; the parameters stay float32."""
     ### BEGIN SOLUTION
     optimizer.zero_grad(set_to_none=True)
     with torch.autocast(device_type=device_type, dtype=dtype):
@@ -433,6 +464,17 @@ with Check("scaled_train_step") as check, warnings.catch_warnings():
     moved = torch.sqrt(sum(((p.detach() - q) ** 2).sum() for p, q in zip(model.parameters(), start))).item()
     check.close(moved, 1e-3, "With max_norm=1e-3 and lr=1 the parameters must move by 1e-3: clip the true "
                 "gradients, after scaler.unscale_(optimizer), to max_norm.", rel=5e-2)
+    # gradients left over from an earlier step (NaN here) must not reach this one
+    model = mlp()
+    for p in model.parameters():
+        p.grad = torch.full_like(p, float("nan"))
+    start = [p.detach().clone() for p in model.parameters()]
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0**10, growth_interval=1)
+    scaled_train_step(model, x, y, torch.optim.SGD(model.parameters(), lr=0.1), scaler, torch.nn.CrossEntropyLoss(),
+                      "cpu", dtype=torch.float16)
+    check.that(scaler.get_scale() == 2.0**11 and all(torch.isfinite(p).all() for p in model.parameters())
+               and any(not torch.equal(p, q) for p, q in zip(model.parameters(), start)),
+               "Gradients left from an earlier step must not count: zero them first (optimizer.zero_grad()).")
 
 ### BEGIN HIDDEN TESTS
 def _reference_step(model, x, y, optimizer, scaler, criterion, device_type, dtype, max_norm):
@@ -473,17 +515,28 @@ with warnings.catch_warnings():
               ("cpu", torch.float16, 0.05, 2.0**40)]
     if torch.cuda.is_available():
         _cases += [("cuda", torch.float16, None, 2.0**12), ("cuda", torch.float16, 0.05, 2.0**40)]
+    from gpucourse.checks import requirement as _requirement
     for _case in _cases:
         _dims = [int(v) for v in torch.randint(3, 12, (3,))]
-        _model, _twin, _scalers, _losses = _compare(*_case, steps=3, d=_dims[0], h=_dims[1], k=_dims[2])
-        assert all(isinstance(v, float) for v in _losses[0]), "return a float"
-        assert all(abs(a - b) <= 1e-4 * max(1.0, abs(b)) for a, b in zip(*_losses)), f"{_case}: losses {_losses}"
-        for _p, _q in zip(_model.parameters(), _twin.parameters()):
-            assert _p.dtype == torch.float32, "parameters stay float32"
-            assert torch.allclose(_p, _q, rtol=1e-5, atol=1e-6), f"{_case}: parameters differ from the canonical step"
-        assert _scalers[0].get_scale() == _scalers[1].get_scale(), f"{_case}: scale {_scalers[0].get_scale()}"
-        assert int(_scalers[0]._growth_tracker) == int(_scalers[1]._growth_tracker), f"{_case}: growth tracker"
-        assert not torch.is_autocast_enabled(_case[0])
+        _what = f"{_case[0]}, {_case[1]}, max_norm={_case[2]}, init_scale={_case[3]:g}"
+        with _requirement(f"three canonical steps ({_what}) run"):
+            _model, _twin, _scalers, _losses = _compare(*_case, steps=3, d=_dims[0], h=_dims[1], k=_dims[2])
+        with _requirement(f"each step returns the unscaled loss as a Python float ({_what})"):
+            assert all(isinstance(v, float) for v in _losses[0]), f"got {_losses[0]!r}"
+            assert all(abs(a - b) <= 1e-4 * max(1.0, abs(b)) for a, b in zip(*_losses)), \
+                f"got {_losses[0]}, expected {_losses[1]}"
+        with _requirement(f"the parameters after three steps are the canonical step's, in float32 ({_what})"):
+            for _p, _q in zip(_model.parameters(), _twin.parameters()):
+                assert _p.dtype == torch.float32, f"a parameter is {_p.dtype}"
+                assert torch.allclose(_p, _q, rtol=1e-5, atol=1e-6), \
+                    f"largest difference {(_p - _q).abs().max().item():.3g}"
+        with _requirement(f"the scaler's scale and growth tracker are the canonical step's ({_what})"):
+            assert _scalers[0].get_scale() == _scalers[1].get_scale(), \
+                f"scale {_scalers[0].get_scale()}, expected {_scalers[1].get_scale()}"
+            assert int(_scalers[0]._growth_tracker) == int(_scalers[1]._growth_tracker), \
+                f"tracker {int(_scalers[0]._growth_tracker)}, expected {int(_scalers[1]._growth_tracker)}"
+        with _requirement("autocast is off again after the step"):
+            assert not torch.is_autocast_enabled(_case[0])
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="scaled_train_step"
@@ -581,6 +634,16 @@ with warnings.catch_warnings():
 # -    with torch.autocast(device_type=device_type, dtype=dtype):
 # +    optimizer.zero_grad()
 # +    with torch.autocast(device_type=device_type, dtype=torch.bfloat16):
+# ```
+#
+# **mistake `zero-grad-last`**, loses `test_scaled_train_step`: zeros the gradients after the step, not before
+# ```diff
+# @@
+# -    optimizer.zero_grad(set_to_none=True)
+#      with torch.autocast(device_type=device_type, dtype=dtype):
+# @@
+#      scaler.update()
+# +    optimizer.zero_grad(set_to_none=True)
 # ```
 #
 # **alternative `clip-if`**: zero_grad() keeps zeros, float(loss.detach())
@@ -791,22 +854,28 @@ print(f"{sum(skipped)} of {n_steps} steps skipped; final scale {scales[-1]:.0f}"
 #
 # - if `found_inf`: the scale is multiplied by `backoff_factor` and the tracker goes back to 0;
 # - otherwise the tracker counts one more clean step, and when it reaches `growth_interval`, the scale is multiplied by
-#   `growth_factor` and the tracker goes back to 0.
+#   `growth_factor` and the tracker goes back to 0; before that, the scale stays as it is.
 #
-# Return the scale as a `float` and the tracker as an `int`. The tests replay random sequences of overflows through
-# the real `torch.amp.GradScaler` and compare.
+# Return the scale as a Python `float` and the tracker as a Python `int`. The tests replay random sequences of
+# overflows through the real `torch.amp.GradScaler` and compare after every update. `GradScaler` keeps its scale in
+# a float32 tensor, so the scales are compared to float32's precision (relative 1e-5): computing in Python floats
+# (float64) or in float32 are both right. The tests never grow a scale beyond float32's range (about 3.4·10³⁸).
 
 # %% nbgrader={"grade": false, "grade_id": "next_scale", "locked": false, "schema_version": 3, "solution": true}
 def next_scale(scale, growth_tracker, found_inf, growth_factor=2.0, backoff_factor=0.5,
                growth_interval=2000):
-    """The scale and growth tracker after one GradScaler.update(), given whether an inf/NaN was found."""
+    """The (scale, growth_tracker) after one GradScaler.update(), given whether an inf/NaN was found.
+
+    found_inf: (scale * backoff_factor, 0). Otherwise the tracker counts one more clean step; when it
+    reaches growth_interval: (scale * growth_factor, 0); before that: (scale, growth_tracker + 1).
+    Returns the scale as a Python float and the tracker as a Python int. Scales are compared with
+    GradScaler's (float32) to a relative 1e-5, and never grown beyond float32's range."""
     ### BEGIN SOLUTION
     if found_inf:
         return float(scale * backoff_factor), 0
     growth_tracker += 1
     if growth_tracker == growth_interval:
-        grown = scale * growth_factor
-        return (float(grown) if math.isfinite(grown) else float(scale)), 0
+        return float(scale * growth_factor), 0
     return float(scale), int(growth_tracker)
     ### END SOLUTION
 
@@ -824,15 +893,40 @@ def _replay(flags, init_scale, **rule):
         out.append((scale, tracker))
     return out
 
+def _same(got, due):
+    """(scale, tracker) pairs equal to float32's precision for the scale, exactly for the tracker."""
+    return len(got) == len(due) and all(
+        isinstance(s, float) and math.isclose(s, ds, rel_tol=1e-5) and isinstance(t, int) and t == dt
+        for (s, t), (ds, dt) in zip(got, due))
+
+def _typed(out):
+    return (isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], float)
+            and isinstance(out[1], int) and not isinstance(out[1], bool))
+
 with Check("next_scale") as check:
-    check.equal(check.call(next_scale, 65536.0, 0, True), (32768.0, 0), "On inf: halve the scale, reset the tracker.")
-    check.equal(next_scale(65536.0, 5, False), (65536.0, 6), "A clean step counts one more.")
-    flags = [False, False, False, True, False, False, False, False]
-    real = drive_grad_scaler(flags, init_scale=8.0, growth_interval=3)
-    check.equal(_replay(flags, 8.0, growth_interval=3), real,
-                "Your sequence differs from torch.amp.GradScaler's (scale, tracker) after each update")
+    out = check.call(next_scale, 8.0, 0, False)
+    check.that(_typed(out), f"Return a tuple (scale as a Python float, tracker as a Python int) (got {out!r})")
+    check.that(_typed(next_scale(8.0, 3, True)), "On inf too, return (a Python float, a Python int).")
+    check.equal(next_scale(65536.0, 5, True), (32768.0, 0),
+                "On inf: multiply the scale by backoff_factor (0.5 by default) and set the tracker back to 0.")
+    check.equal(next_scale(64.0, 1, True, growth_factor=4.0, backoff_factor=0.5), (32.0, 0),
+                "On inf the scale is multiplied by backoff_factor (here 0.5), whatever growth_factor is.")
+    check.equal(next_scale(64.0, 1, True, backoff_factor=0.25), (16.0, 0),
+                "On inf the scale is multiplied by the backoff_factor you are given (here 0.25).")
+    check.equal(next_scale(65536.0, 5, False), (65536.0, 6), "A clean step counts one more, the scale stays.")
+    check.equal(next_scale(64.0, 2, False, growth_factor=4.0, growth_interval=3), (256.0, 0),
+                "When the tracker reaches growth_interval (the 3rd clean step here), multiply the scale by "
+                "growth_factor (here 4.0) and set the tracker back to 0.")
+    flags = [False, True, False, False, False, True, False, False, False, False]
+    real = drive_grad_scaler(flags, init_scale=8.0, growth_factor=4.0, backoff_factor=0.5, growth_interval=3)
+    mine = _replay(flags, 8.0, growth_factor=4.0, backoff_factor=0.5, growth_interval=3)
+    check.that(_same(mine, real), "Replayed through 10 updates (overflow at updates 2 and 6, growth_factor=4.0, "
+               f"growth_interval=3), your (scale, tracker) sequence differs from torch.amp.GradScaler's {real} "
+               f"(got {mine})")
 
 ### BEGIN HIDDEN TESTS
+from gpucourse.checks import requirement as _requirement
+
 _rng = random.Random()
 for _trial in range(25):
     _length = _rng.randint(1, 25)
@@ -842,19 +936,25 @@ for _trial in range(25):
                  growth_interval=_rng.randint(1, 5))
     _init = _rng.choice([2.0**16, 8.0, 1.0, 3.0])
     _real = drive_grad_scaler(_flags, init_scale=_init, **_rule)
-    _mine = _replay(_flags, _init, **_rule)
-    for (_s, _t), (_rs, _rt) in zip(_mine, _real):
-        assert math.isclose(float(_s), _rs, rel_tol=1e-5), f"{_rule}, flags {_flags}: scale {_s} vs {_rs}"
-        assert int(_t) == _rt and float(_t) == _rt, f"{_rule}, flags {_flags}: tracker {_t} vs {_rt}"
-# defaults: 2000 clean steps to grow
-_s, _t = 65536.0, 0
-for _ in range(1999):
-    _s, _t = next_scale(_s, _t, False)
-assert (_s, _t) == (65536.0, 1999)
-assert next_scale(_s, _t, False) == (131072.0, 0)
-assert next_scale(_s, _t, True) == (32768.0, 0)
-_out = next_scale(1.0, 0, False)
-assert isinstance(_out, tuple) and len(_out) == 2 and isinstance(_out[1], int)
+    with _requirement(f"next_scale replays GradScaler's updates from scale {_init} with {_rule}"):
+        _scale, _tracker = _init, 0
+        for _i, (_flag, _due) in enumerate(zip(_flags, _real)):
+            _before = (_scale, _tracker)
+            _out = next_scale(_scale, _tracker, _flag, **_rule)
+            assert _same([_out], [_due]), (f"update {_i + 1}: next_scale{_before + (_flag,)} returned {_out!r}, "
+                                           f"GradScaler gives {_due}")
+            _scale, _tracker = _out
+with _requirement("the defaults: growth_interval 2000, growth_factor 2.0, backoff_factor 0.5"):
+    _s, _t = 65536.0, 0
+    for _ in range(1999):
+        _s, _t = next_scale(_s, _t, False)
+    assert (_s, _t) == (65536.0, 1999), f"after 1999 clean steps got {(_s, _t)}, expected (65536.0, 1999)"
+    assert next_scale(_s, _t, False) == (131072.0, 0), \
+        f"the 2000th clean step gave {next_scale(_s, _t, False)}, expected (131072.0, 0)"
+    assert next_scale(_s, _t, True) == (32768.0, 0), f"an inf gave {next_scale(_s, _t, True)}, expected (32768.0, 0)"
+with _requirement("returns (a Python float, a Python int)"):
+    for _args in [(1.0, 0, False), (3.0, 2, True), (8.0, 0, False, 2.0, 0.5, 1)]:
+        assert _typed(next_scale(*_args)), f"next_scale{_args} returned {next_scale(*_args)!r}"
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="next_scale"
@@ -864,68 +964,81 @@ assert isinstance(_out, tuple) and len(_out) == 2 and isinstance(_out[1], int)
 # ```diff
 # @@
 # -        return float(scale * backoff_factor), 0
-# +        return scale * backoff_factor, growth_tracker
-# @@
-# -        grown = scale * growth_factor
-# -        return (float(grown) if math.isfinite(grown) else float(scale)), 0
-# -    return float(scale), int(growth_tracker)
-# +        return scale * growth_factor, 0
-# +    return scale, growth_tracker
+# +        return float(scale * backoff_factor), growth_tracker
 # ```
 #
 # **mistake `off-by-one`**, loses `test_next_scale`: grows one step late
 # ```diff
 # @@
-# -        return float(scale * backoff_factor), 0
 # -    growth_tracker += 1
-# +        return scale * backoff_factor, 0
-# @@
-# -        grown = scale * growth_factor
-# -        return (float(grown) if math.isfinite(grown) else float(scale)), 0
+#      if growth_tracker == growth_interval:
+#          return float(scale * growth_factor), 0
 # -    return float(scale), int(growth_tracker)
-# +        return scale * growth_factor, 0
-# +    return scale, growth_tracker + 1
+# +    return float(scale), int(growth_tracker) + 1
 # ```
 #
 # **mistake `no-reset-after-growth`**, loses `test_next_scale`: never resets the tracker after growing
 # ```diff
 # @@
-# -        return float(scale * backoff_factor), 0
-# +        return scale * backoff_factor, 0
-# @@
 # -    if growth_tracker == growth_interval:
-# -        grown = scale * growth_factor
-# -        return (float(grown) if math.isfinite(grown) else float(scale)), 0
-# -    return float(scale), int(growth_tracker)
+# -        return float(scale * growth_factor), 0
 # +    if growth_tracker % growth_interval == 0:
-# +        return scale * growth_factor, growth_tracker
-# +    return scale, growth_tracker
+# +        return float(scale * growth_factor), growth_tracker
 # ```
 #
 # **mistake `divide-by-growth`**, loses `test_next_scale`: backs off by 1/growth_factor instead of backoff_factor
 # ```diff
 # @@
 # -        return float(scale * backoff_factor), 0
-# +        return scale / growth_factor, 0
+# +        return float(scale / growth_factor), 0
+# ```
+#
+# **mistake `fixed-backoff`**, loses `test_next_scale`: always halves, whatever backoff_factor is
+# ```diff
 # @@
-# -        grown = scale * growth_factor
-# -        return (float(grown) if math.isfinite(grown) else float(scale)), 0
-# -    return float(scale), int(growth_tracker)
-# +        return scale * growth_factor, 0
-# +    return scale, growth_tracker
+# -        return float(scale * backoff_factor), 0
+# +        return float(scale / 2), 0
 # ```
 #
 # **mistake `grow-every-step`**, loses `test_next_scale`: grows on every clean step
 # ```diff
 # @@
-# -        return float(scale * backoff_factor), 0
 # -    growth_tracker += 1
 # -    if growth_tracker == growth_interval:
-# -        grown = scale * growth_factor
-# -        return (float(grown) if math.isfinite(grown) else float(scale)), 0
+# -        return float(scale * growth_factor), 0
 # -    return float(scale), int(growth_tracker)
-# +        return scale * backoff_factor, 0
-# +    return scale * growth_factor, growth_tracker + 1
+# +    return float(scale * growth_factor), growth_tracker + 1
+# ```
+#
+# **mistake `float-tracker`**, loses `test_next_scale`: returns the tracker as a float
+# ```diff
+# @@
+# -    return float(scale), int(growth_tracker)
+# +    return float(scale), float(growth_tracker)
+# ```
+#
+# **mistake `int-scale`**, loses `test_next_scale`: rounds the scale to an int (3.0 * 0.8 becomes 2)
+# ```diff
+# @@
+# -        return float(scale * backoff_factor), 0
+# +        return int(scale * backoff_factor), 0
+# @@
+# -        return float(scale * growth_factor), 0
+# -    return float(scale), int(growth_tracker)
+# +        return int(scale * growth_factor), 0
+# +    return int(scale), int(growth_tracker)
+# ```
+#
+# **mistake `tensor-scale`**, loses `test_next_scale`: returns the scale as a tensor, as GradScaler stores it
+# ```diff
+# @@
+# -        return float(scale * backoff_factor), 0
+# +        return torch.tensor(scale * backoff_factor), 0
+# @@
+# -        return float(scale * growth_factor), 0
+# -    return float(scale), int(growth_tracker)
+# +        return torch.tensor(scale * growth_factor), 0
+# +    return torch.tensor(scale), int(growth_tracker)
 # ```
 #
 # **alternative `branches`**: one branch per case, >= for the interval
@@ -966,6 +1079,20 @@ assert isinstance(_out, tuple) and len(_out) == 2 and isinstance(_out[1], int)
 #     if tracker == growth_interval:
 #         return _grow(float(scale), growth_factor), 0
 #     return float(scale), tracker
+# ```
+#
+# **alternative `numpy-float32`**: the scale kept in NumPy float32, exactly as GradScaler rounds it, divmod
+# ```python
+# import numpy as np
+#
+# def next_scale(scale, growth_tracker, found_inf, growth_factor=2.0, backoff_factor=0.5,
+#                growth_interval=2000):
+#     s32 = np.float32(scale)
+#     if found_inf:
+#         return float(s32 * np.float32(backoff_factor)), 0
+#     grows, tracker = divmod(growth_tracker + 1, growth_interval)
+#     factor = np.float32(growth_factor) if grows else np.float32(1.0)
+#     return float(s32 * factor), int(tracker)
 # ```
 
 # %% id="ex3-overlay"

@@ -84,7 +84,9 @@ for value in (70000.0, 2049.0, 257.0, 1e-8, 1e-30):
 # Write `bit_fields(x, dtype)` returning the raw bit fields `(sign, exponent, mantissa)` of `x` stored in `dtype`,
 # as three Python `int`s: the bits as stored, so the exponent **with** its bias and the mantissa **without** the
 # implicit leading 1. `dtype` is `torch.float32`, `torch.float16` or `torch.bfloat16` (layouts in `LAYOUTS`);
-# `x` is a Python float or a 0-d tensor, rounded to `dtype` first as `.to(dtype)` rounds.
+# `x` is a Python float or a 0-d tensor of any floating dtype (float64, float32, float16, bfloat16), rounded to
+# `dtype` first as `.to(dtype)` rounds: to the nearest `dtype` value, ties to even, never truncated. (PyTorch rounds a
+# float64 through float32, NumPy rounds it directly; the two differ only for rare values, which are not graded.)
 #
 # Hint: `tensor.view(torch.int16)` reinterprets the 16 bits of a float16/bfloat16 tensor as an integer (and
 # `torch.int32` for float32). Signed integers are negative when the top bit is set: `& 0xFFFF` gives the unsigned bits.
@@ -92,8 +94,11 @@ for value in (70000.0, 2049.0, 257.0, 1e-8, 1e-30):
 
 # %% nbgrader={"grade": false, "grade_id": "bit_fields", "locked": false, "schema_version": 3, "solution": true}
 def bit_fields(x, dtype):
-    """(sign, exponent, mantissa) bit fields of x rounded to dtype, as ints (biased exponent,
-    mantissa without the implicit 1). dtype: torch.float32, torch.float16 or torch.bfloat16."""
+    """(sign, exponent, mantissa): the bit fields of x rounded to dtype, as Python ints, as stored
+    (biased exponent, mantissa without the implicit 1). x: a Python float or a 0-d tensor of any
+    floating dtype. dtype: torch.float32, torch.float16 or torch.bfloat16. x is rounded to the
+    nearest dtype value (ties to even), as .to(dtype) rounds; a float64 value may be rounded directly
+    or through float32 (the graded values round the same both ways)."""
     ### BEGIN SOLUTION
     _, exp_bits, man_bits = LAYOUTS[dtype]
     value = x.detach().to(dtype) if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=dtype)
@@ -125,9 +130,22 @@ with Check("bit_fields") as check:
     check.equal(got, (1, 15, 512), "-1.5 in float16: sign 1, biased exponent 15, mantissa 0b1000000000")
     check.equal(bit_fields(1.0, torch.float32), (0, 127, 0), "1.0 in float32: biased exponent 127, no mantissa bits")
     check.equal(bit_fields(1.0, torch.bfloat16), (0, 127, 0), "bfloat16 has float32's exponent: 8 bits, bias 127")
-    check.equal(bit_fields(torch.tensor(0.75), torch.float16), (0, 14, 512), "x may be a 0-d tensor")
+    check.equal(bit_fields(2.0**-24, torch.float16), (0, 0, 1),
+                "2**-24 is float16's smallest subnormal: read the stored bits, an exponent field of 0")
+    check.equal(bit_fields(float("inf"), torch.bfloat16), (0, 255, 0), "inf: every exponent bit set, mantissa 0")
+    check.equal(bit_fields(2049.0, torch.float16), (0, 26, 0),
+                "2049 is not a float16 number: round x to dtype first (2049 becomes 2048)")
+    check.equal(bit_fields(259.0, torch.bfloat16), (0, 135, 2),
+                "259 rounds to 260 in bfloat16, the nearest bfloat16 number: round as .to(dtype) does, do not "
+                "cut off bits")
+    check.equal(bit_fields(torch.tensor(0.75), torch.float16), (0, 14, 512), "x may be a 0-d float32 tensor")
+    check.equal(bit_fields(torch.tensor(0.75, dtype=torch.float16), torch.bfloat16), (0, 126, 64),
+                "x may be a 0-d tensor of another 16-bit dtype: round it to dtype before reading its bits")
+    check.equal(bit_fields(torch.tensor(-2.0, dtype=torch.float64), torch.float32), (1, 128, 0),
+                "x may be a 0-d float64 tensor")
 
 ### BEGIN HIDDEN TESTS
+from gpucourse.checks import requirement as _requirement
 _rng = random.Random()
 def _random_pattern(dtype):
     bits = sum(LAYOUTS[dtype])
@@ -137,34 +155,45 @@ def _random_pattern(dtype):
         if not (e == (1 << LAYOUTS[dtype][1]) - 1 and m != 0):      # skip NaN
             return p
 for _dtype in (torch.float16, torch.bfloat16):
+    with _requirement(f"bit_fields(x, {_dtype}) returns the stored (sign, biased exponent, mantissa) as ints, "
+                      "for a Python float and for a 0-d tensor of any floating dtype"):
+        for _ in range(60):
+            _p = _random_pattern(_dtype)
+            _value = torch.tensor(_p - (1 << 16) if _p >= 1 << 15 else _p, dtype=torch.int16).view(_dtype)
+            _expected = _split(_p, _dtype)
+            _got = bit_fields(float(_value), _dtype)
+            assert tuple(_got) == _expected and all(type(v) is int for v in _got), \
+                f"{float(_value)!r}: got {_got}, expected {_expected}"
+            assert tuple(bit_fields(_value, _dtype)) == _expected, "a 0-d tensor of that dtype"
+            assert tuple(bit_fields(_value.float(), _dtype)) == _expected, "a 0-d float32 tensor"
+            assert tuple(bit_fields(_value.double(), _dtype)) == _expected, "a 0-d float64 tensor"
+with _requirement("bit_fields(x, torch.float32) returns the stored (sign, biased exponent, mantissa) as ints"):
     for _ in range(60):
-        _p = _random_pattern(_dtype)
-        _value = torch.tensor(_p - (1 << 16) if _p >= 1 << 15 else _p, dtype=torch.int16).view(_dtype)
-        _expected = _split(_p, _dtype)
-        _got = bit_fields(float(_value), _dtype)
-        assert tuple(_got) == _expected and all(type(v) is int for v in _got), \
-            f"{_dtype} {float(_value)!r}: got {_got}, expected {_expected}"
-        assert tuple(bit_fields(_value, _dtype)) == _expected, "a 0-d tensor of that dtype"
-        assert tuple(bit_fields(_value.float(), _dtype)) == _expected, "a 0-d float32 tensor"
-for _ in range(60):
-    _p = _random_pattern(torch.float32)
-    (_x,) = struct.unpack(">f", struct.pack(">I", _p))
-    assert tuple(bit_fields(_x, torch.float32)) == _split(_p, torch.float32), f"float32 {_x!r}"
-# rounding: float32 values that are not 16-bit numbers, checked against NumPy (float16) and bit arithmetic (bfloat16)
-for _ in range(40):
-    _x = float(torch.randn(()) * 10 ** _rng.uniform(-6, 4))
-    _h = int(np.array(_x, dtype=np.float32).astype(np.float16).view(np.uint16))
-    assert tuple(bit_fields(_x, torch.float16)) == _split(_h, torch.float16), f"rounding {_x!r} to float16"
-    (_f,) = struct.unpack(">I", struct.pack(">f", _x))
-    _b = ((_f + 0x7FFF + ((_f >> 16) & 1)) >> 16) & 0xFFFF          # round to nearest even
-    assert tuple(bit_fields(_x, torch.bfloat16)) == _split(_b, torch.bfloat16), f"rounding {_x!r} to bfloat16"
+        _p = _random_pattern(torch.float32)
+        (_x,) = struct.unpack(">f", struct.pack(">I", _p))
+        assert tuple(bit_fields(_x, torch.float32)) == _split(_p, torch.float32), f"float32 {_x!r}"
+        assert tuple(bit_fields(torch.tensor(_x, dtype=torch.float64), torch.float32)) == _split(_p, torch.float32), \
+            f"a 0-d float64 tensor holding {_x!r}"
+# rounding: float32 values that are not 16-bit numbers (so rounding through float32 or directly agree), checked
+# against NumPy (float16) and bit arithmetic (bfloat16)
+with _requirement("bit_fields rounds x to the nearest value of dtype (ties to even) before reading its bits"):
+    for _ in range(40):
+        _x = float(torch.randn(()) * 10 ** _rng.uniform(-6, 4))
+        _h = int(np.array(_x, dtype=np.float32).astype(np.float16).view(np.uint16))
+        assert tuple(bit_fields(_x, torch.float16)) == _split(_h, torch.float16), f"{_x!r} to float16"
+        assert tuple(bit_fields(torch.tensor(_x), torch.float16)) == _split(_h, torch.float16), \
+            f"a 0-d float32 tensor holding {_x!r}, to float16"
+        (_f,) = struct.unpack(">I", struct.pack(">f", _x))
+        _b = ((_f + 0x7FFF + ((_f >> 16) & 1)) >> 16) & 0xFFFF          # round to nearest even
+        assert tuple(bit_fields(_x, torch.bfloat16)) == _split(_b, torch.bfloat16), f"{_x!r} to bfloat16"
 # edge cases: -0.0, inf, overflow, subnormals, underflow
-assert tuple(bit_fields(-0.0, torch.float16)) == (1, 0, 0)
-assert tuple(bit_fields(float("inf"), torch.bfloat16)) == (0, 255, 0)
-assert tuple(bit_fields(70000.0, torch.float16)) == (0, 31, 0), "70000 overflows float16 to inf"
-assert tuple(bit_fields(-(2.0 ** -24), torch.float16)) == (1, 0, 1), "the smallest subnormal"
-assert tuple(bit_fields(2.0 ** -130, torch.float32)) == (0, 0, 1 << 19)
-assert tuple(bit_fields(1e-9, torch.float16)) == (0, 0, 0)
+with _requirement("bit_fields handles -0.0, inf, overflow, subnormals and underflow as stored"):
+    assert tuple(bit_fields(-0.0, torch.float16)) == (1, 0, 0), "-0.0"
+    assert tuple(bit_fields(float("inf"), torch.bfloat16)) == (0, 255, 0), "inf"
+    assert tuple(bit_fields(70000.0, torch.float16)) == (0, 31, 0), "70000 overflows float16 to inf"
+    assert tuple(bit_fields(-(2.0 ** -24), torch.float16)) == (1, 0, 1), "the smallest subnormal"
+    assert tuple(bit_fields(2.0 ** -130, torch.float32)) == (0, 0, 1 << 19), "a float32 subnormal"
+    assert tuple(bit_fields(1e-9, torch.float16)) == (0, 0, 0), "underflow to 0"
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="bit_fields"
@@ -276,7 +305,7 @@ assert tuple(bit_fields(1e-9, torch.float16)) == (0, 0, 0)
 # +import math
 #  def bit_fields(x, dtype):
 # @@
-#      mantissa without the implicit 1). dtype: torch.float32, torch.float16 or torch.bfloat16."""
+#      or through float32 (the graded values round the same both ways)."""
 # -    _, exp_bits, man_bits = LAYOUTS[dtype]
 # -    value = x.detach().to(dtype) if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=dtype)
 # -    if dtype == torch.float32:
@@ -316,6 +345,41 @@ assert tuple(bit_fields(1e-9, torch.float16)) == (0, 0, 0)
 # +        p = int(v.reshape(()).view(torch.int16).item()) & 0xFFFF
 # +    t = torch.tensor(p)
 # +    return t >> (e + m), (t >> m) & ((1 << e) - 1), t & ((1 << m) - 1)
+# ```
+#
+# **mistake `tensor-as-is`**, loses `test_bit_fields`: reads a tensor's bits without rounding it to dtype first
+# ```diff
+# @@
+# -    value = x.detach().to(dtype) if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=dtype)
+# +    value = x.detach() if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=dtype)
+# ```
+#
+# **mistake `bf16-truncate`**, loses `test_bit_fields`: bfloat16 as the top half of float32's bits: truncates, does not round
+# ```diff
+# @@
+# -    if dtype == torch.float32:
+# +    if dtype == torch.bfloat16:
+# +        wide = x.detach().float() if isinstance(x, torch.Tensor) else torch.tensor(float(x))
+# +        pattern = (int(wide.reshape(()).view(torch.int32).item()) & 0xFFFFFFFF) >> 16
+# +    elif dtype == torch.float32:
+# ```
+#
+# **alternative `numpy-direct`**: NumPy, which rounds a float64 to float16 directly (not through float32)
+# ```python
+# import numpy as np
+#
+# def bit_fields(x, dtype):
+#     _, e, m = LAYOUTS[dtype]
+#     value = float(x)
+#     if dtype == torch.float16:
+#         with np.errstate(over="ignore"):
+#             bits = int(np.array(value, dtype=np.float64).astype(np.float16).view(np.uint16))
+#     elif dtype == torch.float32:
+#         with np.errstate(over="ignore"):
+#             bits = int(np.array(value, dtype=np.float64).astype(np.float32).view(np.uint32))
+#     else:   # NumPy has no bfloat16
+#         bits = int(torch.tensor(value, dtype=torch.float64).to(torch.bfloat16).view(torch.int16)) & 0xFFFF
+#     return bits >> (e + m), (bits >> m) & ((1 << e) - 1), bits & ((1 << m) - 1)
 # ```
 #
 # **alternative `struct-bits`**: struct for float32, locals named _pattern/_value
@@ -363,14 +427,21 @@ assert tuple(bit_fields(1e-9, torch.float16)) == (0, 0, 0)
 # %% [markdown] id="ex2"
 # ## Exercise 2: `roundtrip_rel_error` (2 points)
 #
-# Write `roundtrip_rel_error(x, dtype)`: for a float32 (or float64) tensor `x` without zeros, the elementwise
-# relative error of storing it in `dtype` and reading it back, `|x - x.to(dtype)| / |x|`, **computed in float32 or
-# wider** (in `dtype` itself the difference would be rounded away). Same shape as `x`. A value that underflows to 0
-# has error 1; one that overflows to `inf` has error `inf`.
+# Write `roundtrip_rel_error(x, dtype)`: for a float32 or float64 tensor `x` without zeros, the elementwise
+# relative error of storing it in `dtype` and reading it back, `|x - x.to(dtype)| / |x|`, same shape as `x`.
+# Compute it **without losing any of `x`'s digits**: in float64 (float32 is enough, and accepted, when `x` itself is
+# float32); never in `dtype`, where the difference would be rounded away, and never by casting a float64 `x` to
+# float32 first. A value that underflows to 0 has error 1; one that overflows to `inf` has error `inf`.
+#
+# `x.to(dtype)` rounds a float64 through float32 in PyTorch; NumPy rounds it directly to float16. The two differ only
+# for rare values, and either is accepted.
 
 # %% nbgrader={"grade": false, "grade_id": "roundtrip_rel_error", "locked": false, "schema_version": 3, "solution": true}
 def roundtrip_rel_error(x, dtype):
-    """Elementwise |x - x.to(dtype)| / |x|, computed in float64; x has no zeros."""
+    """Elementwise |x - x.to(dtype)| / |x| for a float32 or float64 tensor x without zeros, same shape.
+    Computed and returned in float64 (or in float32 when x is float32), never by casting a float64 x to
+    float32 first. Underflow to 0 gives 1, overflow to inf gives inf. x.to(dtype) may round a float64
+    through float32 (PyTorch) or directly (NumPy): both are accepted."""
     ### BEGIN SOLUTION
     wide = x.double()
     return (wide - x.to(dtype).double()).abs() / wide.abs()
@@ -394,9 +465,30 @@ with Check("roundtrip_rel_error") as check:
     check.that(bool(torch.isinf(got[5])), "70000 overflows float16 to inf: its error is inf.")
     check.that(0 < float(got[6]) <= 2**-11, "0.1 is not exact in float16, and rounding to float16 is off by at most "
                "2**-11 of |x|.")
+    wide = torch.tensor([1 + 2.0**-30, 3.0], dtype=torch.float64)
+    got = check.call(roundtrip_rel_error, wide, torch.float16)
+    check.that(isinstance(got, torch.Tensor) and got.dtype == torch.float64,
+               "For a float64 x, compute and return the error in float64.")
+    check.close(got[0], 2.0**-30 / (1 + 2.0**-30), "1 + 2**-30 (a float64 x) becomes 1 in float16: its error is "
+                "about 2**-30. Keep all of x's digits: do not cast x to float32 first.", rel=1e-9, abs_=0.0)
 
 ### BEGIN HIDDEN TESTS
 import numpy as np
+from gpucourse.checks import requirement as _requirement
+
+
+def _unambiguous(x, dtype):
+    """x without the rare float64 values that round differently through float32 than directly: those whose
+    float32 value is a tie between two dtype numbers (each is replaced by its float32 value, which is not)."""
+    if x.dtype != torch.float64:
+        return x
+    x32 = x.float()
+    up = torch.nextafter(x32, torch.tensor(float("inf"))).to(dtype)
+    down = torch.nextafter(x32, torch.tensor(float("-inf"))).to(dtype)
+    tie = (up != down) & (x32.to(dtype) != x32)
+    return torch.where(tie, x32.double(), x)
+
+
 def _expected_error(x, dtype):
     if dtype == torch.float16:   # NumPy's own float16 rounding, independent of torch
         with np.errstate(over="ignore"):
@@ -405,24 +497,35 @@ def _expected_error(x, dtype):
         low = x.to(dtype).double()
     return (x.double() - low).abs() / x.double().abs()
 
+
 for _dtype in (torch.float16, torch.bfloat16):
-    for _wide in (torch.float32, torch.float64):
-        _x = (torch.randn(7, 9) * torch.pow(10.0, torch.empty(7, 9).uniform_(-12, 8))).to(_wide)  # float32 values
+    for _wide, _float32_values in ((torch.float32, True), (torch.float64, True), (torch.float64, False)):
+        _x = torch.randn(7, 9, dtype=torch.float64) * torch.pow(10.0, torch.empty(7, 9).uniform_(-12, 8)).double()
+        _x = _unambiguous(_x.float().to(_wide) if _float32_values else _x, _dtype)
         _x[_x == 0] = 1.0
-        _got = roundtrip_rel_error(_x, _dtype)
-        assert _got.shape == _x.shape and _got.dtype in (torch.float32, torch.float64)
-        _exp = _expected_error(_x, _dtype)
-        assert torch.allclose(_got.double(), _exp, rtol=1e-4, atol=1e-12), f"{_dtype} from {_wide}"
-        assert bool((_got >= 0).all()), "an error is never negative"
-_under = roundtrip_rel_error(torch.tensor([1e-9, -1e-9]), torch.float16)
-assert torch.allclose(_under.double(), torch.ones(2, dtype=torch.float64)), "underflow to 0 is an error of 1"
-assert bool(torch.isinf(roundtrip_rel_error(torch.tensor([-1e5]), torch.float16)).all()), "overflow: inf"
-assert float(roundtrip_rel_error(torch.tensor([1e5]), torch.bfloat16)[0]) < 2**-8, "bfloat16 does not overflow at 1e5"
-_exact = roundtrip_rel_error(torch.tensor([0.5, 1.0, -2.0, 1024.0]), torch.bfloat16)
-assert bool((_exact == 0).all()), "powers of two are exact"
-_small = torch.tensor([1.0 + 2.0**-12])
-assert float(roundtrip_rel_error(_small, torch.float16)[0]) > 0, \
-    "a difference below float16's eps must not be rounded away"
+        with _requirement(f"roundtrip_rel_error(x, {_dtype}) for a {_wide} x "
+                          f"{'holding float32 values' if _float32_values else 'with all its digits'}: "
+                          "|x - x.to(dtype)| / |x| elementwise, in float64 or in x's own dtype"):
+            _got = roundtrip_rel_error(_x, _dtype)
+            assert isinstance(_got, torch.Tensor) and _got.shape == _x.shape, "a tensor of x's shape"
+            assert _got.dtype in ((torch.float32, torch.float64) if _wide == torch.float32 else (torch.float64,)), \
+                f"returned as {_got.dtype}"
+            _exp = _expected_error(_x, _dtype)
+            _rtol = 1e-6 if _wide == torch.float32 else 1e-9    # float32 arithmetic is enough for a float32 x
+            _bad = ~torch.isclose(_got.double(), _exp, rtol=_rtol, atol=1e-15)
+            assert not bool(_bad.any()), \
+                f"x = {_x[_bad][0].item()!r}: got {_got[_bad][0].item()!r}, expected {_exp[_bad][0].item()!r}"
+            assert bool((_got >= 0).all()), "an error is never negative"
+with _requirement("roundtrip_rel_error: underflow to 0 gives 1, overflow to inf gives inf, exact values give 0"):
+    _under = roundtrip_rel_error(torch.tensor([1e-9, -1e-9]), torch.float16)
+    assert torch.allclose(_under.double(), torch.ones(2, dtype=torch.float64)), "underflow to 0 is an error of 1"
+    assert bool(torch.isinf(roundtrip_rel_error(torch.tensor([-1e5]), torch.float16)).all()), "overflow: inf"
+    assert float(roundtrip_rel_error(torch.tensor([1e5]), torch.bfloat16)[0]) < 2**-8, "bfloat16 holds 1e5"
+    _exact = roundtrip_rel_error(torch.tensor([0.5, 1.0, -2.0, 1024.0]), torch.bfloat16)
+    assert bool((_exact == 0).all()), "powers of two are exact"
+    _small = torch.tensor([1.0 + 2.0**-12])
+    assert float(roundtrip_rel_error(_small, torch.float16)[0]) > 0, \
+        "a difference below float16's eps must not be rounded away"
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="roundtrip_rel_error"
@@ -460,6 +563,36 @@ assert float(roundtrip_rel_error(_small, torch.float16)[0]) > 0, \
 # -    wide = x.double()
 # -    return (wide - x.to(dtype).double()).abs() / wide.abs()
 # +    return (x.double() - x.to(dtype).double()) / x.double()
+# ```
+#
+# **mistake `float32-first`**, loses `test_roundtrip_rel_error`: casts x to float32 first: a float64 x loses its digits
+# ```diff
+# @@
+# -    wide = x.double()
+# -    return (wide - x.to(dtype).double()).abs() / wide.abs()
+# +    x = x.float()
+# +    return (x - x.to(dtype).float()).abs() / x.abs()
+# ```
+#
+# **alternative `own-dtype`**: computes in x's own dtype (float32 for float32, float64 for float64)
+# ```python
+# def roundtrip_rel_error(x, dtype):
+#     back = x.to(dtype).to(x.dtype)
+#     return (x - back).abs() / x.abs()
+# ```
+#
+# **alternative `numpy-direct-error`**: NumPy, which rounds a float64 directly to float16 (not through float32)
+# ```python
+# import numpy as np
+#
+# def roundtrip_rel_error(x, dtype):
+#     wide = x.detach().cpu().numpy().astype(np.float64)
+#     if dtype == torch.float16:
+#         with np.errstate(over="ignore"):
+#             back = wide.astype(np.float16).astype(np.float64)
+#     else:   # NumPy has no bfloat16
+#         back = x.detach().to(dtype).double().cpu().numpy()
+#     return torch.from_numpy(np.abs(wide - back) / np.abs(wide))
 # ```
 #
 # **alternative `float64-ops`**: torch.abs and .to(float64)
@@ -512,8 +645,9 @@ if needs("roundtrip_rel_error"):
     plt.show()
 
 # %% [markdown] id="s2-read"
-# Left to right: bfloat16's band starts where float32's range starts (10⁻³⁸; below it, float32's own subnormals);
-# float16's starts at 6·10⁻⁸ and its subnormals lose precision up to 6·10⁻⁵. In the flat band, the relative error stays
+# Left to right: bfloat16's flat band starts where float32's normal range starts (about 10⁻³⁸; below it both are
+# subnormal and lose precision); float16 underflows to 0 below about 3·10⁻⁸ (half its smallest subnormal,
+# 2⁻²⁴ ≈ 6·10⁻⁸), and its subnormals lose precision up to its smallest normal, 2⁻¹⁴ ≈ 6·10⁻⁵, where its band starts. In the flat band, the relative error stays
 # below eps/2: 2⁻¹¹ ≈ 5·10⁻⁴ for float16, 2⁻⁸ ≈ 4·10⁻³ for bfloat16, **8 times coarser**. Above 65504 float16
 # overflows to `inf`, while bfloat16 carries on to 3.4·10³⁸. bfloat16 trades precision for float32's range.
 
@@ -564,14 +698,19 @@ if torch.cuda.is_available():
 # - older CUDA GPUs (a T4 is 7.5): `(torch.float16, True)`: float16 tensor cores, with a `GradScaler`;
 # - the CPU: `(torch.bfloat16, False)`: CPU autocast's default, no scaler.
 #
-# `use_scaler` is a `bool`. Decide by the compute capability (`torch.cuda.get_device_capability(device)`), not by
+# `use_scaler` is a `bool`. Every spelling of a CUDA device counts (`"cuda"`, `"cuda:0"`, `torch.device("cuda")`), and
+# the device you are given decides, not the machine: `"cpu"` gets the CPU's answer even on a machine with a T4.
+# Decide by the compute capability (`torch.cuda.get_device_capability(device)`), not by
 # `torch.cuda.is_bf16_supported()`. The tests fake GPUs of several capabilities, so your code is graded on a CPU.
 # (Other device types, such as `"mps"`, are not graded.)
 
 # %% nbgrader={"grade": false, "grade_id": "choose_amp_dtype", "locked": false, "schema_version": 3, "solution": true}
 def choose_amp_dtype(device):
-    """(dtype, use_scaler): (bfloat16, False) on CUDA with compute capability >= 8.0 and on the CPU;
-    (float16, True) on older CUDA GPUs."""
+    """(dtype, use_scaler): (bfloat16, False) on a CUDA device of compute capability >= 8.0 and on
+    the CPU; (float16, True) on older CUDA GPUs. device: a torch.device or a string ("cuda", "cuda:0",
+    "cpu"); the device given decides, not the machine (the CPU stays the CPU beside a GPU). Decide by
+    torch.cuda.get_device_capability(device), not by torch.cuda.is_bf16_supported() (True on a T4,
+    by emulation). use_scaler is a bool."""
     ### BEGIN SOLUTION
     device = torch.device(device)
     if device.type == "cuda":
@@ -591,25 +730,37 @@ with Check("choose_amp_dtype") as check:
     check.equal(got, (torch.bfloat16, False), "On the CPU: bfloat16 autocast, no scaler")
     with fake_gpu(capability=(8, 0), name="A100"):
         check.equal(choose_amp_dtype("cuda"), (torch.bfloat16, False), "An A100 (8.0) has native bfloat16")
+    check.that(type(got[1]) is bool, "use_scaler is a bool: True or False.")
     with fake_gpu(capability=(7, 5), name="Tesla T4"):
         check.equal(choose_amp_dtype(torch.device("cuda")), (torch.float16, True),
                     "A T4 (7.5) has float16 tensor cores and no native bfloat16. (Did you trust is_bf16_supported()?)")
+        check.equal(choose_amp_dtype("cuda:0"), (torch.float16, True),
+                    "'cuda:0' is a CUDA device too: decide by the device's type, not by the exact string")
+        check.equal(choose_amp_dtype("cpu"), (torch.bfloat16, False),
+                    "On a machine with a T4, 'cpu' is still the CPU: decide by the device you are given, not by "
+                    "the machine")
 
 ### BEGIN HIDDEN TESTS
+from gpucourse.checks import requirement as _requirement
 for _capability, _expected in [((6, 0), (torch.float16, True)), ((6, 1), (torch.float16, True)),
                                ((7, 0), (torch.float16, True)), ((7, 5), (torch.float16, True)),
                                ((8, 0), (torch.bfloat16, False)), ((8, 6), (torch.bfloat16, False)),
                                ((8, 9), (torch.bfloat16, False)), ((9, 0), (torch.bfloat16, False)),
                                ((10, 0), (torch.bfloat16, False)), ((12, 0), (torch.bfloat16, False))]:
-    with fake_gpu(capability=_capability):
+    with _requirement(f"choose_amp_dtype on a CUDA device of capability {_capability}, in any spelling, "
+                      f"returns {_expected} by the capability (not is_bf16_supported), use_scaler a bool"), \
+            fake_gpu(capability=_capability):
         for _device in ("cuda", "cuda:0", torch.device("cuda"), torch.device("cuda", 0)):
             _got = choose_amp_dtype(_device)
-            assert tuple(_got) == _expected, f"capability {_capability}, device {_device!r}: got {_got}"
-            assert type(_got[1]) is bool, "use_scaler is a bool"
-        # the CPU stays the CPU even when a GPU is present
-        assert tuple(choose_amp_dtype("cpu")) == (torch.bfloat16, False), "the device argument decides, not the machine"
-        assert tuple(choose_amp_dtype(torch.device("cpu"))) == (torch.bfloat16, False)
-assert type(choose_amp_dtype("cpu")[1]) is bool
+            assert tuple(_got) == _expected, f"device {_device!r}: got {_got}"
+            assert type(_got[1]) is bool, f"use_scaler {_got[1]!r} is not a bool"
+    with _requirement(f"choose_amp_dtype('cpu') returns (torch.bfloat16, False) on a machine with a "
+                      f"{_capability} GPU too: the device given decides, not the machine"), \
+            fake_gpu(capability=_capability):
+        assert tuple(choose_amp_dtype("cpu")) == (torch.bfloat16, False), "'cpu'"
+        assert tuple(choose_amp_dtype(torch.device("cpu"))) == (torch.bfloat16, False), "torch.device('cpu')"
+with _requirement("choose_amp_dtype('cpu') returns use_scaler as a bool"):
+    assert type(choose_amp_dtype("cpu")[1]) is bool
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="choose_amp_dtype"
@@ -666,6 +817,33 @@ assert type(choose_amp_dtype("cpu")[1]) is bool
 # +    return torch.float16, True
 # ```
 #
+# **mistake `string-equals-cuda`**, loses `test_choose_amp_dtype`: compares the string: misses 'cuda:0'
+# ```diff
+# @@
+# -    device = torch.device(device)
+# -    if device.type == "cuda":
+# +    if str(device) == "cuda":
+# ```
+#
+# **mistake `scaler-as-int`**, loses `test_choose_amp_dtype`: use_scaler as 0 or 1, not a bool
+# ```diff
+# @@
+# -            return torch.bfloat16, False
+# -        return torch.float16, True
+# -    return torch.bfloat16, False
+# +            return torch.bfloat16, 0
+# +        return torch.float16, 1
+# +    return torch.bfloat16, 0
+# ```
+#
+# **alternative `native-flag`**: asks is_bf16_supported for native support only (including_emulation=False)
+# ```python
+# def choose_amp_dtype(device):
+#     if torch.device(device).type == "cuda" and not torch.cuda.is_bf16_supported(including_emulation=False):
+#         return torch.float16, True
+#     return torch.bfloat16, False
+# ```
+#
 # **alternative `capability-major`**: compares the major version only
 # ```python
 # def choose_amp_dtype(device):
@@ -708,7 +886,9 @@ assert type(choose_amp_dtype("cpu")[1]) is bool
 
 # %% nbgrader={"grade": false, "grade_id": "bf16_train_step", "locked": false, "schema_version": 3, "solution": true}
 def bf16_train_step(model, x, y, optimizer, criterion, device_type) -> float:
-    """One training step under bfloat16 autocast, without a gradient scaler; returns the loss as a float."""
+    """One training step: optimizer.zero_grad(), forward and loss under torch.autocast(device_type,
+    dtype=torch.bfloat16), loss.backward(), optimizer.step(); no gradient scaler, and the parameters
+    stay float32 (no model.bfloat16()). Returns the batch's loss, from before the step, as a float."""
     ### BEGIN SOLUTION
     optimizer.zero_grad(set_to_none=True)
     with torch.autocast(device_type=device_type, dtype=torch.bfloat16):
@@ -748,6 +928,9 @@ with Check("bf16_train_step") as check, warnings.catch_warnings():
     check.that(moved < 5, "The step used stale gradients: call optimizer.zero_grad() before the backward pass.")
 
 ### BEGIN HIDDEN TESTS
+from gpucourse.checks import requirement as _requirement
+
+
 def _reference_bf16_step(model, x, y, optimizer, criterion, device_type):
     optimizer.zero_grad(set_to_none=True)
     with torch.autocast(device_type=device_type, dtype=torch.bfloat16):
@@ -775,13 +958,16 @@ with warnings.catch_warnings():
     for _device_type in _devices:
         for _trial in range(2):
             _dims = [int(v) for v in torch.randint(3, 14, (4,))]
-            _model, _twin, _losses = _run_both(_device_type, 3, *_dims)
-            assert all(isinstance(v, float) for v in _losses[0])
-            assert all(abs(a - b) <= 1e-5 * max(1.0, abs(b)) for a, b in zip(*_losses)), f"losses {_losses}"
-            for _p, _q in zip(_model.parameters(), _twin.parameters()):
-                assert _p.dtype == torch.float32
-                assert torch.allclose(_p, _q, rtol=1e-5, atol=1e-6), "parameters differ from the bf16 step"
-            assert not torch.is_autocast_enabled(_device_type)
+            with _requirement(f"bf16_train_step on {_device_type}, 3 steps of a fresh model: zero_grad, forward "
+                              "and loss under bfloat16 autocast, backward, step, no scaler; float32 parameters; "
+                              "returns each batch's loss as a float"):
+                _model, _twin, _losses = _run_both(_device_type, 3, *_dims)
+                assert all(isinstance(v, float) for v in _losses[0]), "the loss is not a Python float"
+                assert all(abs(a - b) <= 1e-5 * max(1.0, abs(b)) for a, b in zip(*_losses)), f"losses {_losses}"
+                for _p, _q in zip(_model.parameters(), _twin.parameters()):
+                    assert _p.dtype == torch.float32, f"a parameter became {_p.dtype}"
+                    assert torch.allclose(_p, _q, rtol=1e-5, atol=1e-6), "parameters differ from the bf16 step"
+                assert not torch.is_autocast_enabled(_device_type), "autocast left enabled"
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="bf16_train_step"

@@ -1,9 +1,10 @@
 """An untouched student notebook, run top to bottom, shows [TODO] and never a raw traceback.
 
-A student who has not answered anything yet runs every cell in order. The exercise cells raise
-``NotImplementedError`` (that is nbgrader's skeleton) and the visible test cells fail (that is how
-nbgrader scores 0), but every test cell prints ``[TODO]`` first, and every demonstration that needs
-an unfinished exercise says which one and skips: no error output anywhere else, no ``[FAIL]``.
+A student who has not answered anything yet runs every cell in order. The exercise cells only define
+their skeletons (a skeleton that raises when its cell runs, instead of when it is called, is a raw
+traceback too), the visible test cells fail (that is how nbgrader scores 0) with the one line
+``[TODO] <exercise>: ...`` in place of a traceback, and every demonstration that needs an unfinished
+exercise says which one and skips: no error output anywhere else, no ``[FAIL]``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from gpucourse.checks import Check, Unanswered, needs, unfinished
+from gpucourse.checks import Check, CheckFailed, Unanswered, needs, unfinished
 from graders.paths import NOTEBOOKS, notebook_names
 
 
@@ -39,6 +40,29 @@ def errors_of(cell) -> list[str]:
     return [f"{o.get('ename')}: {o.get('evalue')}" for o in cell.outputs if o.output_type == "error"]
 
 
+#: the exceptions of gpucourse.checks that IPython shows as their one tagged line (``_render_traceback_``)
+ONE_LINE = {"CheckFailed": "[FAIL]", "Unanswered": "[TODO]", "RequirementFailed": "[FAIL]"}
+
+
+def raw_tracebacks(cell) -> list[str]:
+    """The cell's error outputs that show a traceback, not one of gpucourse.checks' tagged lines."""
+    raw = []
+    for output in cell.outputs:
+        if output.output_type != "error":
+            continue
+        lines = "\n".join(output.get("traceback", [])).splitlines()
+        tag = ONE_LINE.get(output.get("ename"))
+        if tag is None or not lines or not lines[0].startswith(tag) or any("Traceback" in ln for ln in lines):
+            raw.append(f"{output.get('ename')}: {output.get('evalue')}"[:200] + f" ({len(lines)} lines)")
+    return raw
+
+
+def shown(cell) -> str:
+    """What the student reads under the cell: printed text and the error output's lines."""
+    errors = ["\n".join(o.get("traceback", [])) for o in cell.outputs if o.output_type == "error"]
+    return "\n".join([text_of(cell), *errors])
+
+
 def images_of(cell) -> int:
     return sum(1 for o in cell.outputs if "image/png" in o.get("data", {}))
 
@@ -58,14 +82,16 @@ def problems(nb) -> list[str]:
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
-        kind, out = role(cell), text_of(cell)
-        if kind == "demo":
-            found += [f"{cell.id}: raw traceback {e}" for e in errors_of(cell)]
+        kind, out = role(cell), shown(cell)
+        found += [f"{cell.id}: raw traceback {e}" for e in raw_tracebacks(cell)]
+        if kind != "test":
+            found += [f"{cell.id}: a {kind} cell fails ({e}) on Run All" for e in errors_of(cell)
+                      if e.split(":")[0] in ONE_LINE]
             if "[SKIP]" in out and images_of(cell):
                 found.append(f"{cell.id}: skipped, yet drew a figure")
-        elif kind == "test":
+        else:
             if "[TODO]" not in out:
-                found.append(f"{cell.id}: prints no [TODO] (printed {out.strip()[:200]!r})")
+                found.append(f"{cell.id}: shows no [TODO] (showed {out.strip()[:200]!r})")
             if "[FAIL]" in out or "[PASS]" in out:
                 found.append(f"{cell.id}: says [FAIL]/[PASS] on an untouched skeleton: {out.strip()[:200]!r}")
             found += [f"{cell.id}: fails with {e}, not the one-line Unanswered of an unfinished exercise"
@@ -125,16 +151,17 @@ def test_unfinished_reads_the_bytecode_without_calling_anything(skeletons):
 
 
 def run_check(name, fn, capsys):
+    """The lines a student sees when ``fn`` runs inside ``Check(name)``: printed, then the error's rendering."""
     with pytest.raises(NotImplementedError) as caught:
         with Check(name) as check:
             check.call(fn)
-    return capsys.readouterr().out, caught.value
+    return capsys.readouterr().out + "\n".join(caught.value._render_traceback_()), caught.value
 
 
 def test_an_untouched_exercise_prints_todo_and_fails_in_one_line(skeletons, capsys):
     out, error = run_check("to_device", lambda: skeletons["to_device"]({}, "cpu"), capsys)
     assert out.startswith("[TODO] to_device: not answered yet") and "[FAIL]" not in out
-    assert isinstance(error, Unanswered) and error._render_traceback_() == [f"Unanswered: {error}"]
+    assert isinstance(error, Unanswered) and error._render_traceback_() == [f"[TODO] to_device: {error}"]
     out, _ = run_check("CompileCounter", skeletons["CompileCounter"], capsys)
     assert out.startswith("[TODO] CompileCounter: not answered yet"), "a method of the exercise's class"
 
@@ -145,27 +172,63 @@ def test_a_check_points_at_the_unfinished_exercise_it_depends_on(skeletons, caps
 
 
 def test_an_exercise_whose_cell_never_ran_is_todo_not_a_nameerror(capsys):
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(NotImplementedError) as caught:
         with Check("CUDA_AUTOCAST_ANSWERS"):
-            CUDA_AUTOCAST_ANSWERS  # noqa: F821, B018  (the skeleton cell raised before defining it)
-    out = capsys.readouterr().out
+            CUDA_AUTOCAST_ANSWERS  # noqa: F821, B018  (its cell was never run)
+    out = capsys.readouterr().out + "\n".join(caught.value._render_traceback_())
     assert out.startswith("[TODO] CUDA_AUTOCAST_ANSWERS: `CUDA_AUTOCAST_ANSWERS` is not defined yet"), out
     assert "NameError" not in out
 
 
-def test_a_real_notimplementederror_is_a_failure_not_a_todo(skeletons, capsys):
-    with pytest.raises(NotImplementedError, match="Meta"):
+def test_a_real_notimplementederror_is_a_failure_not_a_todo(skeletons):
+    with pytest.raises(CheckFailed, match="Meta") as caught:
         with Check("on_meta") as check:
             check.call(skeletons["on_meta"], None)
-    assert capsys.readouterr().out.startswith("[FAIL] on_meta: your code raised NotImplementedError: Could not run")
+    assert caught.value._render_traceback_()[0].startswith(
+        "[FAIL] on_meta: your code raised NotImplementedError: Could not run")
     from gpucourse import checks
 
     library: dict = {}  # a library's own bare NotImplementedError is not the student's TODO
     exec(compile("def abstract():\n    raise NotImplementedError()\n", checks.__file__, "exec"), library)
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(CheckFailed) as caught:
         with Check("uses_library") as check:
             check.call(library["abstract"])
-    assert capsys.readouterr().out.startswith("[FAIL] uses_library: your code raised NotImplementedError")
+    assert caught.value._render_traceback_()[0].startswith("[FAIL] uses_library: your code raised NotImplementedError")
+
+
+@pytest.mark.slow
+def test_problems_counts_a_skeleton_that_raises_on_run_all(tmp_path):
+    """In a real kernel: an answer cell that raises when it runs (04's constant once did) is a raw traceback,
+    and so is a demonstration that runs a skeleton; a test cell's [TODO] is its one line, not a traceback."""
+    def cell(source, **nbgrader):
+        made = nbformat.v4.new_code_cell(source)
+        if nbgrader:
+            made.metadata["nbgrader"] = {"schema_version": 3, "locked": not nbgrader.get("solution"), **nbgrader}
+        return made
+
+    nb = nbformat.v4.new_notebook(cells=[
+        cell("from gpucourse.checks import Check\n"),
+        cell("ANSWERS = None\n# YOUR CODE HERE\nraise NotImplementedError()\n", grade=False, grade_id="ANSWERS",
+             solution=True),
+        cell('with Check("ANSWERS") as check:\n    check.that(ANSWERS is not None, "Set ANSWERS.")\n',
+             grade=True, grade_id="test_ANSWERS", points=1, solution=False),
+        cell("def f():\n    # YOUR CODE HERE\n    raise NotImplementedError()\n", grade=False, grade_id="f",
+             solution=True),
+        cell('with Check("f") as check:\n    check.call(f)\n', grade=True, grade_id="test_f", points=1,
+             solution=False),
+        cell("f()\n"),
+    ])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    found = problems(nb)
+    ids = {c.metadata.get("nbgrader", {}).get("grade_id", "demo"): c.id for c in nb.cells}
+    raw = [line for line in found if "raw traceback" in line]
+    assert [line.split(":")[0] for line in raw] == [ids["ANSWERS"], ids["demo"]], found
+    assert all("NotImplementedError" in line for line in raw)
+    assert any(line.startswith(f"{ids['test_ANSWERS']}: says [FAIL]") for line in found), found
+    test_f = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_f")
+    assert raw_tracebacks(test_f) == [] and shown(test_f).strip().startswith("[TODO] f: not answered yet")
 
 
 def exercise_names(nb) -> set[str]:

@@ -3,8 +3,11 @@
 - :func:`student_feedback`: nbgrader's own HTML feedback (``generate_feedback``), rendered from
   *cleaned* copies of the graded notebooks: hidden tests' code removed from the test cells (a line
   says they ran), tracebacks of test cells cut to their final line (``AssertionError: accuracy over
-  all examples``), the grader's guard cells dropped. The visible checks' ``[PASS]``/``[FAIL]`` lines
-  and hints stay, and so does each cell's score. :func:`leaks` checks the result. A notebook under
+  all examples``; gpucourse.checks' one-line ``[FAIL]``/``[TODO]`` renderings stay as they are), the
+  grader's guard cells dropped. The visible checks' ``[PASS]``/``[FAIL]`` lines and hints stay, and so
+  does each cell's score. A hidden failure under a visible ``[PASS]`` is introduced by
+  :data:`MORE_CHECKED` ("The visible checks passed; the hidden tests check more cases and found: ..."),
+  so the page never shows a bare ``[PASS]`` above a lost exercise. :func:`leaks` checks the result. A notebook under
   review (``graders.grading.review``) gets the same page: the flag is nbgrader's ``flagged``, which only the
   formgrader shows; the review's evidence is only in grades.csv and the logs.
 - :func:`class_summary`: per-exercise pass rates from ``grades_detail.csv`` (plus failed notebooks
@@ -28,10 +31,52 @@ from graders import course, nbtools
 from graders.paths import course_root
 
 HIDDEN_NOTE = "# (hidden tests ran here; their code is not shown)\n"
+#: put before a hidden test's failure in a test cell whose visible checks printed [PASS]
+MORE_CHECKED = "The visible checks passed; the hidden tests check more cases and found: "
+#: the exceptions of gpucourse.checks that IPython shows as one tagged line (no code in it)
+ONE_LINE = {"CheckFailed", "Unanswered", "RequirementFailed"}
+
+
+def error_line(output) -> list[str]:
+    """A test cell's error as the student may see it: gpucourse.checks' own tagged line(s) as IPython
+    showed them, else ``Type: message`` (a traceback would quote the failing line of a hidden test)."""
+    shown = output.get("traceback") or []
+    if output.get("ename") in ONE_LINE and shown and shown[0].startswith("[") \
+            and not any("Traceback" in line or "\x1b[" in line for line in shown):
+        return list(shown)
+    return f"{output.get('ename', 'Error')}: {output.get('evalue', '')}".splitlines()
+
+
+def passed_exercises(cell) -> set[str]:
+    """The exercises whose visible checks printed ``[PASS] <exercise>: ...`` in this cell."""
+    text = "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+    return set(re.findall(r"^\[PASS\] ([^:\s]+):", text, re.M))
+
+
+def hidden_failure(output, passed: set[str]) -> bool:
+    """Whether an error under visible [PASS] lines is a hidden test's: anything but the [FAIL]/[TODO] line of
+    a visible check of another exercise (a cell may check two)."""
+    if not passed:
+        return False
+    if output.get("ename") in ("CheckFailed", "Unanswered"):
+        tagged = re.match(r"^\[(?:FAIL|TODO)\] ([^:\s]+):", (output.get("traceback") or [""])[0])
+        return bool(tagged) and tagged.group(1) in passed  # a hidden test that uses Check itself
+    return True
+
+
+def explain_hidden_failure(output) -> None:
+    """Under a visible [PASS], say that the hidden tests check more, and what they found."""
+    if output.get("ename") == "RequirementFailed":
+        found = str(output.get("evalue", "")).splitlines() or [""]  # the requirement, without the tag
+    else:
+        found = error_line(output)
+    output["traceback"] = [MORE_CHECKED + found[0], *found[1:]]
 
 
 def clean_for_student(nb) -> nbformat.NotebookNode:
-    """A graded notebook as a student may see it: no hidden-test code, no grader cells."""
+    """A graded notebook as a student may see it: no hidden-test code, no grader cells, and a hidden
+    failure under a visible [PASS] says that the hidden tests check more (idempotent: feedback runs it
+    once itself and once as nbgrader's preprocessor)."""
     nb = nbformat.from_dict(nb)
     cells = []
     for cell in nb.cells:
@@ -40,10 +85,15 @@ def clean_for_student(nb) -> nbformat.NotebookNode:
         if nbtools.is_test_cell(cell) and cell.cell_type == "code":
             if nbtools.HIDDEN_BLOCK.search(cell.source):
                 cell.source = nbtools.HIDDEN_BLOCK.sub(HIDDEN_NOTE, cell.source).rstrip() + "\n"
+            passed = passed_exercises(cell)
             for output in cell.get("outputs", []):
-                if output.get("output_type") == "error":
-                    # IPython's traceback quotes the failing line of the test: keep the last line only.
-                    output["traceback"] = [f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"]
+                if output.get("output_type") != "error" or (output.get("traceback") or [""])[0].startswith(
+                        MORE_CHECKED):
+                    continue
+                if hidden_failure(output, passed):
+                    explain_hidden_failure(output)
+                else:
+                    output["traceback"] = error_line(output)
         cells.append(cell)
     nb.cells = cells
     return nb

@@ -9,7 +9,8 @@ class HideHiddenTests(NbGraderPreprocessor):
     """For ``nbgrader generate_feedback``: the student's copy without hidden-test code.
 
     Uses :func:`graders.export.feedback.clean_for_student`: hidden blocks become a one-line note, test
-    tracebacks are cut to their last line (they quote the failing hidden line), grader cells go.
+    tracebacks are cut to their last line (they quote the failing hidden line), grader cells go, and a
+    hidden failure under the visible checks' ``[PASS]`` line says that the hidden tests check more cases.
     Scores are untouched: GetGrades reads them from the gradebook by grade_id.
     """
 

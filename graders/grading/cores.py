@@ -19,8 +19,9 @@ def cores_shared(jobs: int):
 
     Left alone, every kernel's torch starts one thread per core. Two kernels on two cores then run
     four busy threads, and OpenMP's waiting threads spin while the thread they wait for is
-    descheduled. Measured on a 2-core machine: notebook 08 builds in 20 s with its share, and had
-    not finished after four minutes without it; with shares, the whole full-mode book takes 74 s.
+    descheduled. Measured on a 2-core machine, when 08 still trained the MLP: notebook 08 built in 20 s
+    with its share, and had not finished after four minutes without it (the whole full-mode book: 74 s;
+    since 08 trains the CNN, 124 s, 08 69 s of it, README).
     The share travels as ``OMP_NUM_THREADS``, which child processes inherit; it is undone after.
     """
     threads = threads_per_kernel(jobs)
