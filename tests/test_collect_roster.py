@@ -16,6 +16,7 @@ from graders.intake.collect import MANIFEST, REPORT, collect
 
 sys.path.insert(0, str(Path(__file__).parent))
 import lms  # noqa: E402
+from test_roster import write as _write  # noqa: E402  (a roster file's bytes, in its LMS's encoding)
 
 NB = lms.NB
 
@@ -23,11 +24,6 @@ NB = lms.NB
 def _rows(path: Path) -> list[dict]:
     with open(path, newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f))
-
-
-def _write(path: Path, text: str, encoding: str = "utf-8") -> Path:
-    path.write_bytes(text.encode(encoding))
-    return path
 
 
 def canvas_gradebook(tmp_path: Path) -> Path:
