@@ -208,7 +208,7 @@ class Coverage:
 def fingerprint(code: str) -> str:
     """A fixture's code as the score record knows it: its AST without docstrings (a fixture that only
     rewords the reference's docstring is the same fixture)."""
-    tree = ast.parse(code)
+    tree = nbtools.parse_python(code)
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)) and body \
