@@ -1,15 +1,17 @@
 """What the grading machine provides to every kernel, made ready before any student code runs.
 
-A kernel may write only inside its private run folder, the data cache and matplotlib's cache
-(the guard's audit hook refuses everything else). On a fresh machine those caches do not exist
-yet: a notebook that creates them (``Path.mkdir(parents=True)`` makes ``~/.cache`` first) would
-be reported for writing outside them, and every student would be blamed for what the machine
-lacked. So the grader creates both folders and fetches the data once, here, in its own process.
+A kernel may write only inside its private run folder: the data cache and matplotlib's font list are
+read-only to it (in the OS sandbox, ``graders.grading.sandbox``; each kernel gets a copy of the font list).
+On a fresh machine neither exists yet, and a kernel cannot make them for the next one; a notebook that
+tried would be blamed for what the machine lacked. So the grader creates both and fetches the data once,
+here, in its own process.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 
@@ -23,13 +25,28 @@ def mpl_dir() -> Path:
     return Path(os.environ.get("MPLCONFIGDIR") or Path.home() / ".cache" / "matplotlib")
 
 
+def font_cache() -> None:
+    """matplotlib's font list, built once: each kernel gets a copy (without one, every kernel builds its own)."""
+    if any(mpl_dir().glob("fontlist-*.json")):
+        return
+    env = dict(os.environ, MPLCONFIGDIR=str(mpl_dir()))
+    subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"], env=env, check=False,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def caches() -> None:
+    """The shared cache folders, and matplotlib's font list in its own."""
+    mpl_dir().mkdir(parents=True, exist_ok=True)
+    font_cache()
+    data_dir().mkdir(parents=True, exist_ok=True)
+
+
 def prepare(verbose: bool = True) -> None:
     """Create the shared caches and put Fashion-MNIST (or its announced stand-in) in place."""
     from gpucourse.data import fashion_mnist
 
-    mpl_dir().mkdir(parents=True, exist_ok=True)
+    caches()
     root = data_dir()
-    root.mkdir(parents=True, exist_ok=True)
     dataset = fashion_mnist(train=True, root=root, verbose=False)
     if verbose:
         what = "the offline stand-in (no real Fashion-MNIST on this machine)" if dataset.is_standin \

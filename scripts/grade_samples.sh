@@ -6,5 +6,6 @@ set -euo pipefail
 source "$(dirname "$0")/setup.sh"
 cd "$COURSE_REPO"
 python -m graders build
+python -m graders autograde --check   # what protects this machine from the submissions (exit 1 if an escape is not contained)
 python -m graders autograde samples/submissions --out graded --jobs "${JOBS:-$(nproc)}" "$@"
 python -m graders samples --check graded

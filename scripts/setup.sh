@@ -19,6 +19,15 @@ _course_setup() {
         *":$repo/.venv/bin:"*) ;;
         *) export PATH="$repo/.venv/bin:$PATH" ;;
     esac
+    if ! command -v bwrap >/dev/null 2>&1; then  # the OS sandbox of grading kernels (docs/sandbox.md)
+        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+            echo "setup: installing bubblewrap (the grading sandbox)"
+            (apt-get install -y -qq bubblewrap >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; }) \
+                || echo "setup: could not install bubblewrap; grading runs without the OS sandbox and says so"
+        else
+            echo "setup: bubblewrap is not installed; grading runs without the OS sandbox (sudo apt-get install bubblewrap)"
+        fi
+    fi
     COURSE_REPO="$repo"
 }
 _course_setup

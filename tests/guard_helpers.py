@@ -77,9 +77,12 @@ def released(nb, **stubs: str):
     return release
 
 
-def guard_config(tmp: Path, nb, poisoned: list[str] | None = None, release=None) -> tuple[dict, dict]:
+def guard_config(tmp: Path, nb, poisoned: list[str] | None = None, release=None,
+                 sandboxed: bool = False) -> tuple[dict, dict]:
     """The grader's own configuration for ``nb`` (guarding.guard_config; ``release``: the released
-    notebook, by default ``nb`` itself), with the standard modules in place of torch; and its folders."""
+    notebook, by default ``nb`` itself), with the standard modules in place of torch; and its folders.
+    ``sandboxed``: the configuration for a kernel in the OS sandbox (no file rules). The stand-in kernel
+    never runs in one, so a sandboxed run shows what the guard alone does."""
     from unittest import mock
 
     from graders import machine
@@ -98,19 +101,20 @@ def guard_config(tmp: Path, nb, poisoned: list[str] | None = None, release=None)
             mock.patch.object(machine, "mpl_dir", return_value=folders["mpl"]):
         config = guarding.guard_config(run, "student", "nb", nb if release is None else release, nb,
                                          folders["out"], intake.Intake(notebook="nb"), folders["root"],
-                                         list(poisoned or []))
+                                         list(poisoned or []), sandboxed=sandboxed)
     config["preload"] = _without_torch(config["preload"]) + LIGHT_PRELOAD
     config["protected_modules"] = _without_torch(config["protected_modules"])
     return config, folders
 
 
 def grade(tmp: Path, nb, *, poisoned: list[str] | None = None, key: str = "k" * 64, timeout: float = 120,
-          env: dict | None = None, release=None, **overrides) -> Run:
+          env: dict | None = None, release=None, sandboxed: bool = False, **overrides) -> Run:
     """Run ``nb`` with the guard cells in place, as the grader would, in a child ``python``; ``overrides``
-    replace entries of the guard's configuration, ``env`` adds to the child's environment."""
+    replace entries of the guard's configuration, ``env`` adds to the child's environment; ``sandboxed``:
+    the guard of a kernel in the OS sandbox (see :func:`guard_config`)."""
     from graders.grading import tamper
 
-    config, folders = guard_config(tmp, nb, poisoned, release)
+    config, folders = guard_config(tmp, nb, poisoned, release, sandboxed)
     config.update(overrides)
     tests = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if c.metadata["nbgrader"].get("grade")]
     guarded = tamper.insert_guards(copy.deepcopy(nb), tamper.guard_sources(key[:12], config, tests))

@@ -5,12 +5,18 @@ nbgrader's gradebook flags the notebook; a forged guard log withholds the score.
 
 The cases are in tests/adversarial/ (fixture builders). Small limits keep the run short; they reach
 the grading subprocesses through the environment and this process through ``limits.reload()``.
+
+Where kernels run in the OS sandbox, the ``native-*`` cases call the C library past every audit hook, aimed
+at this machine: a folder of this test's and ``/tmp`` (files), the shared gradebook and ``solutions/``
+(reads), a port this test listens on (network), this process and every other (signals), and a background
+process that outlives its cell. ``test_native_escapes_contained`` checks that none of it reached the machine.
 """
 
 from __future__ import annotations
 
 import csv
 import os
+import socket
 import sys
 from pathlib import Path
 from unittest import mock
@@ -18,13 +24,14 @@ from unittest import mock
 import pytest
 
 from graders import limits
+from graders.grading import sandbox
 from graders.paths import REPO
 
 sys.path.insert(0, str(Path(__file__).parent))
 import adversarial  # noqa: E402
 
 pytestmark = pytest.mark.slow
-# GRADER_WATCH_FILES=0: other work may edit gpucourse/ while this runs; the audit hook is what is tested.
+# GRADER_WATCH_FILES=0: other work may edit gpucourse/ while this runs; the sandbox or the audit hook is what is tested.
 # GRADER_RUN_FLAGGED=1: a flagged notebook runs, so that its repaired score can be checked.
 SMALL_LIMITS = {"GRADER_CELL_TIMEOUT_S": "30", "GRADER_NOTEBOOK_WALL_S": "180", "GRADER_RUN_FLAGGED": "1",
                 "GRADER_WATCH_FILES": "0"}
@@ -40,18 +47,98 @@ def _read(path: Path) -> list[dict]:
 def graded(tmp_path_factory):
     from graders.grading.autograde import autograde
 
+    base = tmp_path_factory.mktemp("adversarial")
+    (base / "outside").mkdir()
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))  # a random free port: a connection here came from a kernel
+    listener.listen(16)
+    host = adversarial.Host(base / "outside", base / "graded" / "course" / "gradebook.db", listener.getsockname()[1],
+                            os.getpid(), os.readlink("/proc/self/ns/pid"))
     try:
         with mock.patch.dict(os.environ, SMALL_LIMITS):
             limits.reload()
-            base = tmp_path_factory.mktemp("adversarial")
-            cases = adversarial.build(base / "submissions")
+            cases = adversarial.build(base / "submissions", host=host)
             solutions = adversarial.trimmed_solutions(base / "solutions")
             rows = autograde(base / "submissions", base / "graded", names=[adversarial.NAME], solutions=solutions,
                              jobs=2, progress=False)
     finally:
         limits.reload()
-    return {"dir": base / "graded", "cases": {c.student: c for c in cases},
-            "rows": {r.student_id: r for r in rows}}
+        _take_back_escapes(host)
+    yield {"dir": base / "graded", "cases": {c.student: c for c in cases}, "rows": {r.student_id: r for r in rows},
+           "host": host, "listener": listener, "sandboxed": sandbox.active(), "escaped": host.escaped}
+    listener.close()
+
+
+def _take_back_escapes(host) -> None:
+    """Undo on this machine what an escaped native case did, after noting it in ``host.escaped`` for the test:
+    its lines in the helper package (other work may edit the file meanwhile: only those lines go), its files,
+    a background process still running."""
+    if host.token in CHECKS.read_text():
+        host.escaped.append(f"{CHECKS} was appended to")
+        CHECKS.write_text("".join(line for line in CHECKS.read_text().splitlines(keepends=True)
+                                  if host.token not in line))
+    for marker in host.markers():
+        if marker.exists():
+            host.escaped.append(f"{marker} was created")
+            marker.unlink()
+    for pid in _processes_named(host.process_name):
+        host.escaped.append(f"the background process {pid} outlived its kernel")
+        try:
+            os.kill(pid, 9)
+        except ProcessLookupError:
+            pass
+
+
+def _processes_named(name: str) -> list[int]:
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if (proc / "comm").read_text().strip() == name:
+                found.append(int(proc.name))
+        except OSError:
+            pass  # ended meanwhile
+    return found
+
+
+def _printed(graded, student: str) -> str:
+    """What the student's notebook printed when it was graded (its published graded copy)."""
+    import nbformat
+    path = graded["dir"] / "course" / "autograded" / student / adversarial.NAME / f"{adversarial.NAME}.ipynb"
+    assert path.exists(), f"{student} has no graded notebook: {graded['rows'][student].message}"
+    nb = nbformat.read(str(path), as_version=4)
+    return "".join(out.get("text", "") for cell in nb.cells if cell.cell_type == "code"
+                   for out in cell.get("outputs", []) if out.get("output_type") == "stream")
+
+
+def test_native_escapes_contained(graded):
+    """0 escapes: each native attack ran (it printed what it tried) and reached nothing of this machine."""
+    if not graded["sandboxed"]:
+        pytest.skip(f"native code is contained only by the OS sandbox: {sandbox.probe().why}")
+    host = graded["host"]
+    printed = {s: _printed(graded, s) for s in graded["cases"] if s.startswith("native-")}
+    assert graded["escaped"] == []  # files outside the run, the helper package, a process that outlived its kernel
+    # writing: four targets tried; those outside the run's folder are absent or read-only in the sandbox
+    assert printed["native-write-outside"].count("native-write ") == 4, printed["native-write-outside"]
+    assert host.token.encode() not in host.gradebook.read_bytes()
+    # reading the grader's files: nothing read, so the solutions' evaluate never ran (test_evaluate scored 0)
+    assert printed["native-read-grader-files"].count(" bytes 0 ") == 2, printed["native-read-grader-files"]
+    assert graded["rows"]["native-read-grader-files"].cells["test_evaluate"][0] == 0
+    # connecting out: neither libc's connect nor Python's reached the port this test listens on
+    assert "native-connect libc: socket" in printed["native-connect-out"]
+    assert "python: connected" not in printed["native-connect-out"]
+    graded["listener"].setblocking(False)
+    with pytest.raises(BlockingIOError):
+        graded["listener"].accept()
+    # signals: kill(-1) and kill(this process) were sent from outside the grader's PID namespace (printed, or,
+    # where they ended the kernel's own grading, it was graded again without that cell); the grader lived on
+    # (this test runs) and every other row is whole (test_bystanders_match_a_clean_run, test_every_row_is_true)
+    kill_row = graded["rows"]["native-kill-grader"]
+    assert "native-kill: kill(-1) ->" in printed["native-kill-grader"] or "graded again without" in kill_row.message, \
+        (printed["native-kill-grader"], kill_row.message)
+    assert set(graded["rows"]) == set(graded["cases"])
+    # the background process: forked, and gone with its kernel (it would try every second for FORK_TRIES_S)
+    assert "native-fork: forked" in printed["native-fork-outlives"]
+    assert _processes_named(host.process_name) == []
 
 
 def _case_names() -> list[str]:

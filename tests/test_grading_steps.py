@@ -52,7 +52,7 @@ def test_a_retry_grades_again_from_the_guard_step_and_a_row_ends_it(tmp_path, mo
     monkeypatch.setattr(pipeline, "RUN", (lambda j, r: calls.append(("guard", j.attempt)),
                                           lambda j, r: next(answers), lambda j, r: next(answers)))
     monkeypatch.setattr(pipeline, "start", lambda *a: job(tmp_path))
-    monkeypatch.setattr(rundir, "make", lambda root, name: Path(tmp_path / f"run{len(calls)}"))
+    monkeypatch.setattr(rundir, "make", lambda root, name, kernel_parent=None: Path(tmp_path / f"run{len(calls)}"))
     row = pipeline.grade_one(tmp_path, tmp_path, "s", intake.Intake("nb", nb=released()), 5.0)
     assert row.score == 1.0 and calls == [("guard", 1), ("guard", 2)]
 
@@ -121,7 +121,9 @@ def test_the_kernels_environment_is_private(tmp_path, monkeypatch):
     monkeypatch.setenv("PYTHONSTARTUP", "/evil.py")
     env = rundir.environment(tmp_path, "k" * 32)
     assert "PYTHONPATH" not in env and "PYTHONSTARTUP" not in env
-    assert env["HOME"] == str(tmp_path / "home") and env["TMPDIR"] == str(tmp_path / "tmp")
+    kernel = tmp_path / "k"  # the only folder the kernel's sandbox shows (rundir.make links home and tmp to it)
+    assert env["HOME"] == str(kernel / "home") and env["TMPDIR"] == str(kernel / "tmp")
+    assert env["GRADER_KERNEL_DIR"] == str(kernel) and env["JUPYTER_PATH"] == str(tmp_path / "jupyter")
 
 
 def test_the_guard_step_writes_the_guarded_copy_and_the_hand_ins_time(tmp_path):
@@ -138,7 +140,7 @@ def test_the_guard_step_writes_the_guarded_copy_and_the_hand_ins_time(tmp_path):
     guarded = nbtools.read(written / "nb.ipynb")
     assert sum(1 for c in guarded.cells if tamper.MARK in c.source) >= 2 and len(j.nb.cells) == 4
     assert (written / "timestamp.txt").read_text().startswith("2026-11-30")
-    config = guarding.guard_config(run, "s", "nb", j.release, j.source, j.out, j.item, j.root, [])
+    config = guarding.guard_config(run, "s", "nb", j.release, j.source, j.out, j.item, j.root, [], sandboxed=False)
     assert str(j.root.resolve()) in config["read_deny"] and str(run / "tmp") in config["write_roots"]
 
 

@@ -86,14 +86,15 @@ def summarise(xs):
 """
 
 
-def test_honest_notebook_gives_no_finding(tmp_path):
+@pytest.mark.parametrize("sandboxed", [False, True])
+def test_honest_notebook_gives_no_finding(tmp_path, sandboxed):
     nb = notebook(("course", "setup", "import json\nimport math\nimport time"),
                   ("answer", "summarise", HONEST),
                   ("test", "test_summarise", "_s = summarise([1.0, 2.0, 3.0])\nassert _s == Summary(mean=2.0, n=3)\n"
                                              "assert isinstance(_s.mean, float) and len([_s]) == 1"),
                   ("test", "test_again", "assert summarise([4.0]).n == 1\nassert json.loads('[1]') == [1]"),
                   ("answer", "later", "assert compile(' a ') == 'a'\nassert time() > 0  # still theirs"))
-    run = grade(tmp_path, nb, release=released(nb, summarise="def summarise(xs):\n    ..."))
+    run = grade(tmp_path, nb, release=released(nb, summarise="def summarise(xs):\n    ..."), sandboxed=sandboxed)
     ran_clean(run, "setup", "summarise", "test_summarise", "test_again", "later")
     report = run.report()
     assert (report.tampering, report.notes, report.per_test) == ([], [], {})
@@ -190,6 +191,8 @@ def test_broken_checkpoint_is_unrepairable(tmp_path):
 # files
 # ---------------------------------------------------------------------------------------------
 def test_file_access_outside_the_rules_is_refused_and_logged(tmp_path):
+    """Without the OS sandbox, guard_os.py's rules refuse Python code the grader's files and writes outside
+    the run, and log each finding (``grade`` runs the unsandboxed guard unless told otherwise)."""
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "theirs.txt").write_text("someone else's")
@@ -231,6 +234,46 @@ def test_file_access_outside_the_rules_is_refused_and_logged(tmp_path):
     assert any(t.startswith("reading /proc/") and t.endswith("/environ (open)") for t in report.tampering), found
     assert "own.txt" not in found and "scratch" not in found and "theirs.txt (open)" not in found
     assert report.per_test == {} and report.unrepairable == []
+
+
+def test_in_the_sandbox_the_guard_has_no_file_program_or_signal_rules(tmp_path):
+    """The OS sandbox keeps the kernel from the grader's files, programs and processes: the guard of a
+    sandboxed kernel refuses none of them (the stand-in kernel has no sandbox, so each succeeds here). What
+    stays is the guard's own: the process's environment (the key), memory and descriptors."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    solution = REPO / "solutions" / "01_devices.ipynb"
+    cells = {
+        "write_outside": f"open({str(outside / 'new.txt')!r}, 'w').write('x')",
+        "remove_outside": f"import os\nos.remove({str(outside / 'new.txt')!r})",
+        "read_solution": f"assert open({str(solution)!r}).read(10)",
+        "run": "import subprocess\nsubprocess.run(['true'], check=True)",
+        "signal": "import os\nos.kill(os.getppid(), 0)",
+        "environ": "open('/proc/self/environ', 'rb').read()",
+        "memory": "open('/proc/self/mem', 'rb')",
+    }
+    run = grade(tmp_path, notebook(*[("answer", label, source) for label, source in cells.items()]), sandboxed=True)
+    ran_clean(run, "write_outside", "remove_outside", "read_solution", "run", "signal")
+    assert refused(run, "environ") and refused(run, "memory")
+    report = run.report()
+    assert report.notes == [] and report.unrepairable == []
+    assert [t.rsplit("/", 1)[-1] for t in report.tampering] == ["environ (open)", "mem (open)"], report.tampering
+    assert all(t.startswith("reading /proc/") for t in report.tampering)
+
+
+@pytest.mark.parametrize("sandboxed", [True, False])
+def test_the_key_is_gone_from_the_environment_the_kernel_started_with(tmp_path, sandboxed):
+    """``/proc/self/environ`` shows the environment a process started with, whatever ``os.environ`` says
+    since; native code reads it past every audit hook. The guard overwrites its key there."""
+    key = "5ec7e7" * 10 + "abcd"
+    read = ("import ctypes\n_libc = ctypes.CDLL(None)\n_fd = _libc.open(b'/proc/self/environ', 0)\n"
+            "_buf = ctypes.create_string_buffer(1 << 20)\n_n = _libc.read(_fd, _buf, len(_buf))\n"
+            "_env = _buf.raw[:_n]\nassert b'GRADER_GUARD_LOG=' in _env  # this is the environment the kernel got\n"
+            f"assert {key!r}.encode() not in _env")
+    run = grade(tmp_path, notebook(("answer", "read", read), ("test", "test_x", "assert True")), key=key,
+                sandboxed=sandboxed)
+    ran_clean(run, "read", "test_x")
+    assert run.report().unrepairable == []  # and the log is signed with the key all the same
 
 
 def test_refused_write_during_a_test_counts_for_that_test(tmp_path):
@@ -530,10 +573,51 @@ def test_guard_cells_surround_every_test(tmp_path):
     assert sources["before:test_a"].splitlines() == [tamper.MARK, "_grader_guard_tok123.before('test_a')"]
     top = sources["top"]
     assert top.startswith(tamper.MARK + "\n" + tamper.GUARD_SOURCE) and "_grader_guard_tok123 = " in top
-    installed = json.loads(ast.literal_eval(top.split("__import__('json').loads(", 1)[1].split("))\ndel ", 1)[0]))
+    installed, _rules = installed_with(top)
     checkpoints = {tamper.source_hash(s) for k, s in sources.items() if k != "top"}
     assert len(checkpoints) == 4 and checkpoints <= set(installed["trusted_sources"])
     assert set(config["trusted_sources"]) <= set(installed["trusted_sources"])
+
+
+def installed_with(top: str) -> tuple[dict, str | None]:
+    """The configuration the top guard cell installs the guard with, and the OS rules it passes (None: none)."""
+    call = next(n for n in ast.walk(ast.parse(top)) if isinstance(n, ast.Call)
+                and getattr(n.func, "id", "") == "_grader_guard_install")
+    config = json.loads(call.args[0].args[0].value)
+    return config, (call.args[1].id if isinstance(call.args[1], ast.Name) else call.args[1].value)
+
+
+@pytest.mark.parametrize("sandboxed", [True, False])
+def test_os_rules_are_pasted_only_without_the_sandbox(tmp_path, sandboxed):
+    """In the OS sandbox the guard cell holds the guard alone; without it, guard_os.py's rules too. Either way
+    the cell deletes every name it defined, so no notebook code can call the guard's factories again."""
+    nb = notebook(("answer", "f", "def f():\n    return 1"), ("test", "test_a", "assert f() == 1"))
+    config, _ = guard_config(tmp_path, nb, sandboxed=sandboxed)
+    top = tamper.guard_sources("tok123", config, ["test_a"])["top"]
+    installed, rules = installed_with(top)
+    assert (tamper.GUARD_OS_SOURCE in top, rules) == ((False, None) if sandboxed else
+                                                      (True, "_grader_guard_os_rules"))
+    assert installed["sandboxed"] is sandboxed
+    assert ({"cwd", "write_roots", "read_deny"} <= set(installed)) is not sandboxed
+    tree = ast.parse(top)
+    defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    deleted = {t.id for n in tree.body if isinstance(n, ast.Delete) for t in n.targets}
+    assert defined and defined == deleted
+
+
+def test_guard_config_follows_the_sandbox(tmp_path):
+    """By default the configuration says whether kernels run sandboxed here; a sandboxed one has no file rules."""
+    from unittest import mock
+
+    from graders.grading import guarding, sandbox
+    from graders.intake import match as intake
+    nb = notebook(("answer", "f", "def f():\n    return 1"), ("test", "test_f", "assert f() == 1"))
+    for active in (True, False):
+        with mock.patch.object(sandbox, "active", return_value=active):
+            config = guarding.guard_config(tmp_path / "run", "s", "nb", nb, nb, tmp_path / "out",
+                                           intake.Intake(notebook="nb"), tmp_path / "root", [])
+        assert config["sandboxed"] is active
+        assert ({"cwd", "write_roots", "read_deny"} & set(config) == set()) is active
 
 
 def test_guard_config_denies_the_graders_files(tmp_path):
@@ -547,7 +631,7 @@ def test_guard_config_denies_the_graders_files(tmp_path):
     run, out, root, folder = tmp_path / "run", tmp_path / "out", tmp_path / "root", tmp_path / "subs" / "alice"
     with mock.patch.object(machine, "data_dir", return_value=tmp_path / "data"):
         config = guarding.guard_config(run, "alice", "nb", nb, nb, out, intake.Intake(notebook="nb", folder=folder),
-                                         root, [])
+                                       root, [], sandboxed=False)
     deny = set(config["read_deny"])
     assert {str(REPO / p) for p in ("solutions", ".git", "graders", "samples")} <= deny
     assert {str(out.resolve()), str(root.resolve()), str(run), str((tmp_path / "subs").resolve())} <= deny

@@ -5,7 +5,7 @@ HELP = ("grade SUBMISSIONS/<student_id>/*.ipynb (or an nbgrader course's submitt
 
 
 def add_arguments(p):
-    p.add_argument("submissions", type=Path)
+    p.add_argument("submissions", type=Path, nargs="?")
     p.add_argument("--out", type=Path, default=None,
                    help="results folder; grades land in its nbgrader course (DIR/course, or DIR itself when it is an "
                         "nbgrader course). Default: SUBMISSIONS when it is an nbgrader course folder, else graded")
@@ -15,11 +15,22 @@ def add_arguments(p):
                    help="grade only shard i of n (students split by a hash of their id); combine with merge")
     p.add_argument("--students", nargs="*", default=None, help="grade only these students (a regrade)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--check", action="store_true",
+                   help="grade nothing: say what protects this machine (the OS sandbox, tried with each escape a "
+                        "submission might attempt; the warm start; the in-kernel guard; the limits)")
 
 
 def run(args) -> int:
     from graders.grading.autograde import NothingToGrade, autograde, parse_shard, print_table
     from graders.paths import is_course
+    if args.check:
+        from graders.grading.sandbox import report
+        lines = report()
+        print("\n".join(lines))
+        return 1 if any(line.lstrip().startswith("FAIL") for line in lines) else 0
+    if args.submissions is None:
+        print("autograde: say which SUBMISSIONS folder to grade (or --check)")
+        return 2
     out = args.out or (args.submissions if is_course(args.submissions) else Path("graded"))
     try:
         rows = autograde(args.submissions, out, names=args.notebooks, jobs=args.jobs,

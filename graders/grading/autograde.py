@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from graders import course, machine
-from graders.grading import gradebook_rows, review
+from graders.grading import gradebook_rows, review, sandbox, warm
 from graders.grading.cores import cores_shared
 from graders.grading.pipeline import grade_one
 from graders.grading.row import FIELDS, Row
@@ -115,26 +115,39 @@ def autograde(submissions: Path, out: Path | None = None, names: list[str] | Non
     out.mkdir(parents=True, exist_ok=True)
     root = course_root(out)
     names = names or course_notebooks(root, submissions)
-    course.ensure(root, names, **({"solutions": Path(solutions)} if solutions else {}))
-    maxima = max_scores(root, names)
-    machine.prepare(verbose=progress)
     folders = [f for f in students_in(submissions) if in_shard(f.name, shard)
                and (students is None or f.name in students)]
     if students is not None:
         missing = sorted(set(students) - {f.name for f in folders})
         if missing:
             raise NothingToGrade(f"no folder in {submissions} for {', '.join(missing)}")
-    # Read every submission before any student code runs, so none can touch another's files first.
-    intakes = {f.name: intake.intake_student(f, names) for f in folders}
     jobs = max(1, min(jobs, len(folders) or 1))
+    if not sandbox.active():  # once, even when quiet: the instructor must know what protects the machine
+        print(sandbox.probe().line(), flush=True)
+    # the warm slots start in the background while the course and the data are made ready
+    with cores_shared(jobs), warm.slots(jobs) as warm_slots:
+        course.ensure(root, names, **({"solutions": Path(solutions)} if solutions else {}))
+        maxima = max_scores(root, names)
+        machine.prepare(verbose=progress)
+        # Read every submission before any student code runs, so none can touch another's files first.
+        intakes = {f.name: intake.intake_student(f, names) for f in folders}
+        results = grade_all(root, out, folders, intakes, maxima, names, jobs, warm_slots, progress)
+    graded = [row for student_rows in results for row in student_rows]
+    return record_run(out, root, graded)
+
+
+def grade_all(root: Path, out: Path, folders: list[Path], intakes: dict, maxima: dict, names: list[str], jobs: int,
+              warm_slots: warm.slots, progress: bool) -> list[list[Row]]:
+    """Each student's rows, ``jobs`` students at a time (each thread in a warm slot of its own, when warm)."""
     done: list[Row] = []
     lock = threading.Lock()
     total = len(folders) * len(names)
 
     def grade_student(folder: Path) -> list[Row]:
         rows = []
+        slot = warm_slots.for_this_thread()
         for name, item in intakes[folder.name].items():
-            row = grade_one(root, out, folder.name, item, maxima[name])
+            row = grade_one(root, out, folder.name, item, maxima[name], slot)
             rows.append(row)
             with lock:
                 done.append(row)
@@ -143,10 +156,8 @@ def autograde(submissions: Path, out: Path | None = None, names: list[str] | Non
                           f"{score_text(row)} {row.status}", flush=True)
         return rows
 
-    with cores_shared(jobs), ThreadPoolExecutor(max_workers=jobs) as pool:
-        results = list(pool.map(grade_student, folders))
-    graded = [row for student_rows in results for row in student_rows]
-    return record_run(out, root, graded)
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(grade_student, folders))
 
 
 def course_notebooks(root: Path, submissions: Path) -> list[str]:

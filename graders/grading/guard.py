@@ -1,16 +1,19 @@
 """The integrity guard that runs *inside* the grading kernel (see docs/grading.md, "Tampering").
 
-``graders.grading.guarding`` pastes this file's source into a cell it puts first in every graded notebook,
-followed by ``_grader_guard_install(CONFIG)``; before and after every test cell it adds a cell that
-calls ``before(test_id)`` / ``after(test_id)``. Student code runs in the same interpreter as the
-tests, so the guard
+``graders.grading.tamper.guard_sources`` pastes this file's source into a cell it puts first in every graded
+notebook, followed by ``_grader_guard_install(CONFIG, OS_RULES)``; before and after every test cell it adds a
+cell that calls ``before(test_id)`` / ``after(test_id)``. What the machine must be protected from (files,
+programs, signals, network) is the OS sandbox's job (``graders.grading.sandbox``); where a kernel runs without
+it, ``guard_os.py`` is pasted too and ``OS_RULES`` is its ``_grader_guard_os_rules``. Student code runs in the
+same interpreter as the tests, and no sandbox can tell a test's ``isinstance`` from the student's, so the guard
 
-- installs a Python audit hook (which no Python code can remove) that refuses reads of the
-  grader's files (solutions, gradebook, other submissions), writes outside the notebook's own
-  folder, and programs started from student code; and records trace functions, ``gc`` object
-  searches, ``ctypes`` calls and replaced code (``__code__``) of torch / builtins / gpucourse functions
-  (Python audits no other attribute write: those are found by the snapshot below); it judges paths and
-  signs its log with its own built-ins and private copies of ``posixpath``, ``hmac`` and json's encoder;
+- installs a Python audit hook (which no Python code can remove) that records trace functions, ``gc``
+  object searches, ``ctypes`` calls and replaced code (``__code__``) of torch / builtins / gpucourse
+  functions (Python audits no other attribute write: those are found by the snapshot below), and refuses
+  reading the process's own ``/proc`` environment, memory and file descriptors (its log's key and its state:
+  the sandbox shows a process itself); it removes its key from the environment the kernel started with, and
+  judges paths and signs its log with its own built-ins and private copies of ``posixpath``, ``hmac`` and
+  json's encoder;
 - takes a snapshot, before any student code, of builtins, of torch, gpucourse and the standard
   modules the tests use (functions, classes, their methods and code objects), and of ``sys``
   hooks; before each test it puts back anything changed, and after each test it reports what
@@ -62,7 +65,30 @@ def _copy_of(module):
     return twin
 
 
-def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state out of reach)
+def _forget_environment_value(name):
+    """Overwrite the value of environment variable ``name`` where the process received it, then remove it.
+
+    ``os.environ.pop`` alone leaves the original string in the memory ``/proc/self/environ`` shows (the
+    kernel can read its own, sandbox or not): the log's key would be one read away.
+    """
+    import ctypes
+    import os
+
+    value = os.environ.get(name)
+    if value is None:
+        return ""
+    libc = ctypes.CDLL(None)
+    libc.getenv.restype = ctypes.c_void_p
+    where = libc.getenv(name.encode())
+    if where:
+        ctypes.memset(where, ord("0"), len(os.fsencode(value)))
+    os.environ.pop(name, None)
+    return value
+
+
+def _grader_guard_install(config, os_rules=None):  # noqa: C901  (one closure keeps the state out of reach)
+    """The guard's checkpoints; ``os_rules`` (``guard_os._grader_guard_os_rules``): the file, program and
+    signal rules of a kernel that runs without the OS sandbox, or None."""
     import builtins
     import hashlib
     import importlib
@@ -86,7 +112,7 @@ def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state o
     signer = _private_module("hmac")
     encode = _private_module("json.encoder").JSONEncoder(sort_keys=True, default=repr).encode
     sha256, write = hashlib.sha256, os.write
-    getcwd, fspath = os.getcwd, os.fspath
+    getcwd, fspath, getframe = os.getcwd, os.fspath, sys._getframe
     fs_encoding, fs_errors = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
 
     def fsdecode(path):
@@ -95,7 +121,7 @@ def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state o
 
     started = time.perf_counter()
     _register_quick_exit()
-    key = os.environ.pop("GRADER_GUARD_KEY", "").encode()
+    key = _forget_environment_value("GRADER_GUARD_KEY").encode()
     log_path = os.environ.pop("GRADER_GUARD_LOG", "")
     fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     state = {"seq": 0, "phase": None, "busy": 0, "in_hook": False, "events": [], "returns": [],
@@ -162,38 +188,24 @@ def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state o
             return origin(fn), fn, frame.f_lineno
         return "library", "", 0
 
-    # ---- file access rules -------------------------------------------------------------------
-    cwd = ospath.realpath(config["cwd"])
-    write_ok = [cwd] + [ospath.realpath(p) for p in config["write_roots"]] + ["/dev/null", "/dev/shm"]
-    read_deny = [ospath.realpath(p) for p in config["read_deny"]]
-
-    def check_path(path, write, event):
+    # ---- the guard's own secrets: its key (the environment), its state (memory), its log (descriptors) -----
+    def resolve(path):
+        """The real path of ``path`` (str, bytes or path-like, relative to the working folder); None for an fd."""
         if isinstance(path, int) or path is None:
-            return
+            return None
         try:
             path = fsdecode(path)
         except TypeError:
-            return
-        real = ospath.realpath(ospath.join(getcwd(), path))
-        if under(real, write_ok):
-            return
-        denied = False
-        if write:
-            denied = True
-        elif under(real, read_deny):
-            denied = True
-        elif real.startswith("/proc/") and (real.rsplit("/", 1)[-1] in ("environ", "mem") or "/fd/" in real):
-            denied = True
-        if denied:
-            what = "writing" if write else "reading"
-            record("file", f"{what} {real} ({event})", severe=True)
-            raise PermissionError(f"the autograder does not allow {what} {real}")
+            return None
+        return ospath.realpath(ospath.join(getcwd(), path))
 
-    def is_write(mode, flags):
-        if isinstance(mode, str) and any(ch in mode for ch in "wax+"):
-            return True
-        return isinstance(flags, int) and bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC
-                                                        | os.O_APPEND))
+    def secret(path):
+        """The real path of ``path`` when it is the process's own environment, memory or descriptor list."""
+        real = resolve(path)
+        if real is not None and real.startswith("/proc/") and (real.rsplit("/", 1)[-1] in ("environ", "mem")
+                                                                or "/fd/" in real):
+            return real
+        return None
 
     # ---- recording ---------------------------------------------------------------------------
     def record(kind, what, severe):
@@ -212,19 +224,7 @@ def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state o
                "sys._current_frames": "read other threads' frames",
                "sys.monitoring.register_callback": "installed a monitoring callback"}
     ALWAYS_SEVERE = {"sys.settrace", "sys.setprofile", "sys.addaudithook", "sys.monitoring.register_callback"}
-    SPAWN = {"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "pty.spawn", "os.fork",
-             "os.forkpty"}
-    PATH_EVENTS = {"os.remove": (0,), "os.rmdir": (0,), "os.rename": (0, 1), "os.chmod": (0,), "os.chown": (0,),
-                   "os.utime": (0,), "os.symlink": (1,), "os.link": (0, 1), "os.truncate": (0,), "os.mkdir": (0,),
-                   "shutil.rmtree": (0,), "shutil.copyfile": (1,), "shutil.copytree": (1,), "os.chflags": (0,),
-                   "os.setxattr": (0,), "os.removexattr": (0,), "sqlite3.connect": (0,)}
-
-    def is_child(pid):
-        try:
-            with open(f"/proc/{pid}/stat") as f:  # inside the hook: no event
-                return int(f.read().rsplit(")", 1)[1].split()[1]) == os.getpid()
-        except (OSError, ValueError, IndexError):
-            return False
+    WRITES = os.O_WRONLY | os.O_RDWR
 
     def hook(event, args):
         if state["in_hook"] or state["busy"]:
@@ -232,34 +232,21 @@ def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state o
         state["in_hook"] = True
         try:
             if event == "open":
-                check_path(args[0], is_write(args[1], args[2]), "open")
-            elif event in PATH_EVENTS:
-                for i in PATH_EVENTS[event]:
-                    if i < len(args):
-                        check_path(args[i], True, event)
-            elif event in ("os.kill", "os.killpg") and args and isinstance(args[0], int) \
-                    and args[0] not in (0, os.getpid()):
-                kind, fn, line = caller(sys._getframe(1), True)
-                if kind == "student" and not is_child(args[0]):
-                    record("signal", f"sent a signal to process {args[0]} ({event}) at line {line}", severe=True)
-                    raise PermissionError("the autograder does not let notebook code signal other processes")
-            elif event in SPAWN:
-                kind, fn, line = caller(sys._getframe(1), True)
-                if kind == "student":
-                    record("spawn", f"started a program ({event}: {str(args[:2])[:120]}) at {fn}:{line}",
-                           severe=False)
-                    raise PermissionError("the autograder does not let notebook code start programs")
+                real = secret(args[0])
+                if real is not None:
+                    what = "writing" if isinstance(args[2], int) and args[2] & WRITES else "reading"
+                    record("file", f"{what} {real} (open)", severe=True)
+                    raise PermissionError(f"the autograder does not allow {what} {real}")
             elif event in SUSPECT or event.startswith("ctypes.") and event not in ("ctypes.dlopen", "ctypes.dlsym"):
-                kind, fn, line = caller(sys._getframe(1), True)
+                kind, fn, line = caller(getframe(1), True)
                 if kind == "student":
                     what = SUSPECT.get(event, f"used ctypes ({event})")
                     record("suspect", f"{what} at line {line}", severe=event in ALWAYS_SEVERE
                            or event.startswith("ctypes."))
             elif event in ("object.__setattr__", "object.__delattr__"):
                 obj = args[0]
-                if id(obj) in protected_ids or (isinstance(obj, types.FunctionType)
-                                                and id(obj) in protected_ids):
-                    kind, fn, line = caller(sys._getframe(1), True)
+                if id(obj) in protected_ids:
+                    kind, fn, line = caller(getframe(1), True)
                     if kind == "student":
                         record("patch", f"changed {getattr(obj, '__qualname__', obj)!s}.{args[1]} at line {line}",
                                severe=True)
@@ -311,10 +298,9 @@ def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state o
 
     def add_func(value):
         fn = unwrap(value)
-        if True:
-            if isinstance(fn, types.FunctionType) and id(fn) not in snap_code:
-                snap_code[id(fn)] = (fn, fn.__code__, fn.__defaults__, fn.__kwdefaults__)
-                protected_ids.add(id(fn))
+        if isinstance(fn, types.FunctionType) and id(fn) not in snap_code:
+            snap_code[id(fn)] = (fn, fn.__code__, fn.__defaults__, fn.__kwdefaults__)
+            protected_ids.add(id(fn))
 
     for name, mod in modules.items():
         items = callable_items(vars(mod))
@@ -622,6 +608,8 @@ def _grader_guard_install(config):  # noqa: C901  (one closure keeps the state o
                 log("error", test=test, where="after", error=f"{type(error).__name__}: {error}")
                 raise
 
+    if os_rules is not None:  # no OS sandbox around this kernel: the guard refuses what it would have
+        os_rules(config, record, caller, lambda: state["in_hook"] or state["busy"], resolve, under)
     sys.addaudithook(hook)
     log("install", seconds=round(time.perf_counter() - started, 3), modules=len(snap_modules),
         classes=len(snap_classes), functions=len(snap_code))

@@ -1,5 +1,6 @@
 """Step 2, guard: the in-kernel guard's cells (``graders.grading.guard``) added to the submission, with
-the configuration of this run: where the kernel may write, what it may not read, what the tests rely on."""
+the configuration of this run: what the tests rely on, and, for a kernel without the OS sandbox, where it may
+write and what it may not read (``graders.grading.guard_os``)."""
 
 from __future__ import annotations
 
@@ -10,23 +11,20 @@ import nbformat
 
 from graders import limits, machine
 from graders.grading import job as job_mod
-from graders.grading import tamper
+from graders.grading import sandbox, tamper
 from graders.grading.job import Job
 from graders.paths import REPO
 
 
 def guard_config(run: Path, student: str, name: str, release, source, out: Path, item, root: Path,
-                 poisoned: list[str]) -> dict:
+                 poisoned: list[str], sandboxed: bool | None = None) -> dict:
+    """The guard's configuration; ``sandboxed`` (by default: whether kernels run in the OS sandbox here) leaves
+    out the file rules (``cwd``, ``write_roots``, ``read_deny``), which only a kernel without the sandbox needs."""
     tests = job_mod.test_sources(source)
     sources = job_mod.trusted_sources(release, source)
-    read_deny = [str(REPO / "solutions"), str(REPO / ".git"), str(REPO / "graders"), str(REPO / "samples"),
-                 str(Path(out).resolve()), str(Path(root).resolve()), str(run)]
-    if item.folder is not None:
-        read_deny.append(str(Path(item.folder).resolve().parent))
-    return {
-        "cwd": str(run / "course" / "autograded" / student / name),
-        "write_roots": [str(run / "tmp"), str(run / "home"), str(machine.data_dir()), str(machine.mpl_dir())],
-        "read_deny": read_deny,
+    sandboxed = sandbox.active() if sandboxed is None else sandboxed
+    config = {
+        "sandboxed": sandboxed,
         "library_roots": [str(REPO / "gpucourse")],
         "protected_modules": tamper.PROTECTED_MODULES + tamper.imported_modules(sources),
         "protected_prefixes": tamper.PROTECTED_PREFIXES,
@@ -37,6 +35,22 @@ def guard_config(run: Path, student: str, name: str, release, source, out: Path,
         "test_names": tamper.test_names(tests),
         "max_output_chars": limits.MAX_OUTPUT_CHARS,
         "poisoned": poisoned,
+    }
+    if not sandboxed:
+        config.update(file_rules(run, student, name, out, item, root))
+    return config
+
+
+def file_rules(run: Path, student: str, name: str, out: Path, item, root: Path) -> dict:
+    """Where a kernel without the OS sandbox may write, and what it may not read (``guard_os.py``)."""
+    read_deny = [str(REPO / "solutions"), str(REPO / ".git"), str(REPO / "graders"), str(REPO / "samples"),
+                 str(Path(out).resolve()), str(Path(root).resolve()), str(run)]
+    if item.folder is not None:
+        read_deny.append(str(Path(item.folder).resolve().parent))
+    return {
+        "cwd": str(run / "course" / "autograded" / student / name),
+        "write_roots": [str(run / "tmp"), str(run / "home"), str(machine.data_dir()), str(machine.mpl_dir())],
+        "read_deny": read_deny,
     }
 
 

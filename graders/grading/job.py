@@ -43,6 +43,7 @@ class Job:
     poisoned: list[str] = field(default_factory=list)   # tests failed at once (running them stopped grading)
     skipped: list[str] = field(default_factory=list)    # what a rerun left out, for the message
     watch: object | None = None     # tamper.FileWatch, when GRADER_WATCH_FILES=1
+    slot: object | None = None      # the warm slot that grades it (graders.grading.warm); None: a cold start
     attempt: int = 0                # 1, 2, ...: a rerun after a neutralised cell is the next attempt
     key: str = ""                   # this attempt's guard key
     report: object | None = None    # this attempt's tamper.GuardReport

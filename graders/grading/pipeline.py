@@ -25,13 +25,12 @@ A step returns None to go on, ``RETRY`` to grade again from step 2, or the final
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import nbformat
 
 from graders import limits, nbtools
-from graders.grading import execute, guarding, judge, publish, rundir, sanitize, score, tamper
+from graders.grading import execute, guarding, judge, kernels, publish, rundir, sanitize, score, tamper, warm
 from graders.grading.job import RETRY, Job
 from graders.grading.row import Row
 from graders.intake import match as intake
@@ -48,11 +47,13 @@ def start(root: Path, out: Path, student: str, item: intake.Intake, max_score: f
     return Job(Path(root), Path(out), student, item, max_score, release, source, nbtools.test_points(release))
 
 
-def grade_one(root: Path, out: Path, student: str, item: intake.Intake, max_score: float) -> Row:
-    """The row of one notebook of one student, through ``PREPARE`` and then ``RUN``."""
+def grade_one(root: Path, out: Path, student: str, item: intake.Intake, max_score: float,
+              slot: warm.Slot | None = None) -> Row:
+    """The row of one notebook of one student, through ``PREPARE`` and then ``RUN`` (in ``slot``, when warm)."""
     if item.problem:
         return Row(student, item.notebook, 0.0, max_score, "failed", item.problem)
     job = start(root, out, student, item, max_score)
+    job.slot = slot if slot is not None and slot.usable() else None
     for step in PREPARE:
         result = step(job)
         if result is not None:
@@ -61,7 +62,11 @@ def grade_one(root: Path, out: Path, student: str, item: intake.Intake, max_scor
         deep = [REPO / "gpucourse"] + ([Path(item.folder).resolve().parent] if item.folder is not None else [])
         job.watch = tamper.FileWatch(deep=deep, shallow=tamper.site_packages())
     for job.attempt in range(1, execute.MAX_RERUNS + 2):
-        run = rundir.make(root, item.notebook)
+        slot = job.slot
+        if slot is not None:
+            slot.sweep()
+        run = rundir.make(root, item.notebook, kernel_parent=slot.kernels if slot else None)
+        kernels.write_spec(run, slot.socket_path if slot else None)
         try:
             for step in RUN:
                 result = step(job, run)
@@ -70,5 +75,5 @@ def grade_one(root: Path, out: Path, student: str, item: intake.Intake, max_scor
                 if result is not None:
                     return result
         finally:
-            shutil.rmtree(run, ignore_errors=True)
+            rundir.remove(run)
     return Row(student, item.notebook, 0.0, max_score, "failed", "; ".join(job.skipped) or "could not be graded")

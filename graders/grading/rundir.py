@@ -3,14 +3,22 @@
 Fresh copies of the project's config and of the pristine gradebook and released files (read once per
 process, so that a later run cannot be fed a changed copy), a private HOME and TMPDIR, and the
 environment the kernel gets.
+
+A run has two parts. ``course/`` (the config, the gradebook nbgrader writes, the release) is the
+grader's: the kernel never sees it. ``k/`` is the kernel's, the only folder its OS sandbox
+(``graders.grading.sandbox``) lets it see and write: its working folder (``course/autograded`` is a link
+to ``k/autograded``), HOME, TMPDIR, the guard's log and the Unix sockets it talks to nbgrader over
+(``runtime/``). ``k`` is a folder of the run, or a link into a warm slot's folder (``graders.grading.warm``),
+which a slot's sandbox was started with. ``home``, ``tmp`` and ``guard.log`` in the run link into ``k``.
 """
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 
-from graders import course, machine
+from graders import course, limits, machine
 
 _PRISTINE: dict[str, dict[str, bytes]] = {}
 
@@ -30,9 +38,14 @@ def pristine(root: Path) -> dict[str, bytes]:
     return _PRISTINE[key]
 
 
-def make(root: Path, name: str) -> Path:
-    """A new private folder: ``course/`` (config, gradebook, notebook ``name``'s release), ``home/``, ``tmp/``."""
+def make(root: Path, name: str, kernel_parent: Path | None = None) -> Path:
+    """A new private folder: ``course/`` (config, gradebook, notebook ``name``'s release) and the kernel's ``k/``
+    (a new folder in ``kernel_parent`` when given, linked as ``k``)."""
     run = Path(tempfile.mkdtemp(prefix="grade-"))
+    if kernel_parent is None:
+        (run / "k").mkdir()
+    else:
+        (run / "k").symlink_to(tempfile.mkdtemp(prefix="k-", dir=kernel_parent))
     for rel, data in pristine(root).items():
         parts = Path(rel).parts
         if parts[0] in ("source", "release") and parts[1] != name:
@@ -43,22 +56,51 @@ def make(root: Path, name: str) -> Path:
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_bytes(data)
     (run / "course" / "source" / name).mkdir(parents=True, exist_ok=True)
-    for sub in ("home", "tmp"):
-        (run / sub).mkdir()
+    for sub in ("home", "tmp", "runtime", "autograded"):
+        (run / "k" / sub).mkdir()
+        if sub in ("home", "tmp"):
+            (run / sub).symlink_to(Path("k") / sub)
+    (run / "k" / "guard.log").touch()
+    # matplotlib needs a writable config folder, else it rebuilds its font list on every import: a copy of
+    # the prepared one, the kernel's own (the shared one is read-only in the sandbox)
+    shutil.copytree(machine.mpl_dir(), run / "k" / "mpl", ignore=shutil.ignore_patterns("*.lock", "tex.cache"))
+    (run / "guard.log").symlink_to(Path("k") / "guard.log")
+    (run / "course" / "autograded").symlink_to(kernel_dir(run) / "autograded")
+    with open(run / "course" / "nbgrader_config.py", "a") as config:
+        # nbgrader and the kernel talk over Unix sockets in k/runtime (the sandboxed kernel has no network),
+        # at an absolute path: the default, "kernel-ipc", is relative to each side's own working folder
+        config.write("c.KernelManager.transport = 'ipc'\n"
+                     f"c.KernelManager.ip = {str(kernel_dir(run) / 'runtime' / 'kernel')!r}\n")
     return run
+
+
+def kernel_dir(run: Path) -> Path:
+    """The kernel's folder, as the kernel sees it (its real path: inside the sandbox ``run`` does not exist)."""
+    return (run / "k").resolve()
+
+
+def remove(run: Path) -> None:
+    """The run's folder and the kernel folder it links to."""
+    kernel = kernel_dir(run)
+    shutil.rmtree(run, ignore_errors=True)
+    shutil.rmtree(kernel, ignore_errors=True)
 
 
 def environment(run: Path, key: str) -> dict:
     """nbgrader's and the kernel's environment: private HOME and TMPDIR, shared read-only caches, no start-up hooks."""
     env = course.venv_env()
-    env.update(HOME=str(run / "home"), TMPDIR=str(run / "tmp"), PYTHONNOUSERSITE="1",
+    k = kernel_dir(run)
+    env.update(HOME=str(k / "home"), TMPDIR=str(k / "tmp"), PYTHONNOUSERSITE="1",
                PYTHONDONTWRITEBYTECODE="1", COURSE_DATA=str(machine.data_dir()), GRADER_GUARD_KEY=key,
-               GRADER_GUARD_LOG=str(run / "guard.log"),
-               MPLCONFIGDIR=str(machine.mpl_dir()),
+               GRADER_GUARD_LOG=str(k / "guard.log"), GRADER_MEMORY_GIB=f"{limits.MEMORY_GIB:g}",
+               GRADER_KERNEL_DIR=str(k),
+               MPLCONFIGDIR=str(k / "mpl"),
+               # the connection file and the kernel's Unix sockets (ipc transport) live where the kernel can reach them
+               JUPYTER_RUNTIME_DIR=str(k / "runtime"), JUPYTER_PATH=str(run / "jupyter"),
                # torch's compile caches default to a folder in /tmp: keep them inside the private run
-               TORCHINDUCTOR_CACHE_DIR=str(run / "tmp" / "torchinductor"),
-               TRITON_CACHE_DIR=str(run / "tmp" / "triton"))
-    for var in ("PYTHONSTARTUP", "PYTHONPATH", "IPYTHONDIR", "JUPYTER_CONFIG_DIR", "JUPYTER_PATH",
+               TORCHINDUCTOR_CACHE_DIR=str(k / "tmp" / "torchinductor"),
+               TRITON_CACHE_DIR=str(k / "tmp" / "triton"))
+    for var in ("PYTHONSTARTUP", "PYTHONPATH", "IPYTHONDIR", "JUPYTER_CONFIG_DIR",
                 "JUPYTER_DATA_DIR", "PYTHONINSPECT"):
         env.pop(var, None)
     return env

@@ -7,8 +7,10 @@ Three layers, each checked by ``tests/test_adversarial.py``:
    check helpers, redefining ``isinstance``-like built-ins, trace functions, ``gc``/``ctypes``/frame
    tricks, reading the tests' private variables or their reference implementations.
 2. :mod:`graders.grading.guard` runs inside the kernel (cells added by :func:`insert_guards`): an audit hook
-   that refuses access to the grader's files, and a snapshot of every object the tests rely on,
-   put back before each test and compared after it. :func:`read_log` checks its signed log.
+   that records trace functions, object searches and ``ctypes``, and a snapshot of every object the tests
+   rely on, put back before each test and compared after it; where the kernel runs without the OS sandbox
+   (``graders.grading.sandbox``), :mod:`graders.grading.guard_os` adds the file, program and signal rules.
+   :func:`read_log` checks its signed log.
 3. :class:`FileWatch` compares the helper package, the venv's start-up files and the submissions
    before and after each run (what native code, outside Python's audit hooks, could change).
 
@@ -35,6 +37,11 @@ from graders import nbtools
 from graders.paths import REPO
 
 GUARD_SOURCE = (Path(__file__).with_name("guard.py")).read_text()
+#: pasted after GUARD_SOURCE only where the kernel runs without the OS sandbox (``config["sandboxed"]`` false)
+GUARD_OS_SOURCE = (Path(__file__).with_name("guard_os.py")).read_text()
+#: what the guard cell defines; it deletes them once the guard is installed (the student reaches none of them)
+GUARD_HELPERS = ["_grader_guard_install", "_register_quick_exit", "_private_module", "_copy_of",
+                 "_forget_environment_value"]
 MARK = "# GRADER GUARD: added by the autograder, not part of the submission."
 
 #: Modules whose functions, classes (with their methods) and code the tests rely on; snapshotted
@@ -564,6 +571,8 @@ def guard_sources(token: str, config: dict, tests: list[str]) -> dict[str, str]:
     """The source of every guard cell: ``"top"``, and ``"before:<test>"`` / ``"after:<test>"``.
 
     The small checkpoint cells are added to the trusted sources; the top cell names itself when it runs.
+    A kernel without the OS sandbox (``config["sandboxed"]`` false) also gets the file, program and signal
+    rules of ``guard_os.py``.
     """
     var = f"_grader_guard_{token}"
     cells = {}
@@ -571,8 +580,12 @@ def guard_sources(token: str, config: dict, tests: list[str]) -> dict[str, str]:
         cells[f"before:{test}"] = f"{MARK}\n{var}.before({test!r})\n"
         cells[f"after:{test}"] = f"{MARK}\n{var}.after({test!r})\n"
     config = dict(config, trusted_sources=list(config["trusted_sources"]) + [source_hash(s) for s in cells.values()])
-    cells["top"] = (f"{MARK}\n{GUARD_SOURCE}\n\n{var} = _grader_guard_install(__import__('json').loads("
-                    f"{json.dumps(config)!r}))\ndel _grader_guard_install, _register_quick_exit\n")
+    os_rules = not config.get("sandboxed", False)
+    source = GUARD_SOURCE + (f"\n\n{GUARD_OS_SOURCE}" if os_rules else "")
+    helpers = GUARD_HELPERS + (["_grader_guard_os_rules"] if os_rules else [])
+    cells["top"] = (f"{MARK}\n{source}\n\n{var} = _grader_guard_install(__import__('json').loads("
+                    f"{json.dumps(config)!r}), {'_grader_guard_os_rules' if os_rules else 'None'})\n"
+                    f"del {', '.join(helpers)}\n")
     return cells
 
 

@@ -4,6 +4,12 @@
 The cases start from a *trimmed* copy of the course (``trimmed_solutions``): the demonstrations
 are dropped, so that each grading run costs seconds; the graded cells are the real ones.
 
+Where kernels run in the OS sandbox (``graders.grading.sandbox``), ``build(folder, host=Host(...))`` adds
+the ``native-*`` cases: code that calls the C library (``ctypes``) or forks, past every audit hook, aimed at
+what ``host`` names on the grading machine (a folder of the test's, ``/tmp``, the shared gradebook, a port
+the test listens on, the grader's pid). Without the sandbox nothing contains native code (docs/grading.md),
+so they are not built there.
+
 Points of 01_devices: test_pick_device 2, test_to_device 3, test_train_one_epoch 3, test_evaluate 2.
 """
 
@@ -21,6 +27,7 @@ from pathlib import Path
 
 from graders import nbtools
 from graders.authoring.samples import reference_answers
+from graders.grading import sandbox
 from graders.mistakes import for_notebook
 from graders.paths import NOTEBOOKS, REPO, SOLUTIONS
 
@@ -109,8 +116,175 @@ def colab_save(nb):
     return nb
 
 
-def build(folder: Path) -> list[Case]:  # noqa: C901  (a list of cases)
+# ---------------------------------------------------------------------------------------------
+# Native code: what it aims at on the grading machine, and the cases
+# ---------------------------------------------------------------------------------------------
+#: How long the forked background process keeps trying (it should die with its kernel long before).
+FORK_TRIES_S = 900
+
+
+@dataclass(frozen=True)
+class Host:
+    """What the native-code cases aim at on the grading machine; the test checks each after the run."""
+    outside: Path        # a folder of the test's, outside every run: nothing may appear in it
+    gradebook: Path      # the shared course gradebook (``<out>/course/gradebook.db``)
+    port: int            # the test listens on 127.0.0.1:port: no connection may arrive
+    grader_pid: int      # the test's own process, which grades in threads
+    pid_namespace: str   # the grader's (``/proc/self/ns/pid``): see native_kill
+    token: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
+    escaped: list[str] = field(default_factory=list, compare=False)  # what the test found and took back
+
+    @classmethod
+    def example(cls, folder: Path) -> "Host":
+        """Harmless targets, for looking at the cases (``python -m tests.adversarial``)."""
+        return cls(Path(folder) / "outside", Path(folder) / "gradebook.db", 9, 0, "pid:[0]")
+
+    def markers(self) -> list[Path]:
+        """Every file a native case tries to create on the grading machine."""
+        return [self.outside / f"write-{self.token}", Path("/tmp") / f"grader-escape-write-{self.token}",
+                self.outside / f"fork-{self.token}", Path("/tmp") / f"grader-escape-fork-{self.token}"]
+
+    @property
+    def process_name(self) -> str:
+        """The name the forked background process gives itself (``/proc/<pid>/comm``, 15 characters)."""
+        return f"advfork{self.token}"
+
+
+LIBC = """
+import ctypes as _ct
+import os as _os
+_libc = _ct.CDLL(None, use_errno=True)
+"""
+
+
+def native_write(host: Host) -> str:
+    """Files created with libc's open/write: at absolute paths outside the run, and appended to the helper package."""
+    targets = [str(host.markers()[0]), str(host.markers()[1])]
+    checks = str(REPO / "gpucourse" / "checks.py")
+    return LIBC + f"""
+_new, _end = _os.O_WRONLY | _os.O_CREAT | _os.O_TRUNC, _os.O_WRONLY | _os.O_APPEND
+for _path, _flags in [*[(_p, _new) for _p in {targets!r}], ({checks!r}, _end), ({str(host.gradebook)!r}, _end)]:
+    _fd = _libc.open(_path.encode(), _flags, 0o644)
+    _wrote = _libc.write(_fd, b"# escaped {host.token}\\n", {len(f"# escaped {host.token}") + 1}) if _fd >= 0 else -1
+    print("native-write", _path, "fd", _fd, "wrote", _wrote, "errno", _ct.get_errno())
+    if _fd >= 0:
+        _libc.close(_fd)
+"""
+
+
+def _libc_read(variable: str, path: str) -> str:
+    return f"""
+{variable} = b""
+_fd = _libc.open({path!r}.encode(), _os.O_RDONLY)
+while _fd >= 0:
+    _buf = _ct.create_string_buffer(1 << 16)
+    _n = _libc.read(_fd, _buf, len(_buf))
+    if _n <= 0:
+        _libc.close(_fd)
+        break
+    {variable} += _buf.raw[:_n]
+print("native-read", {path!r}, "fd", _fd, "bytes", len({variable}), "errno", _ct.get_errno())
+"""
+
+
+def native_read(host: Host) -> str:
+    """The grader's files read with libc: the shared gradebook, and the solutions, whose evaluate it runs."""
+    solutions = str(REPO / "solutions" / f"{NAME}.ipynb")
+    return LIBC + _libc_read("_book", str(host.gradebook)) + _libc_read("_sol", solutions) + """
+if _sol:
+    import json as _json
+    for _c in _json.loads(_sol)["cells"]:
+        if "def evaluate" in "".join(_c["source"]):
+            exec("".join(_c["source"]))
+"""
+
+
+def native_connect(host: Host) -> str:
+    """A TCP connection to the grading machine's 127.0.0.1, with libc's socket/connect and with Python's socket."""
+    return LIBC + f"""
+import socket as _socket
+import struct as _struct
+_addr = _struct.pack("=H", _socket.AF_INET) + _struct.pack("!H", {host.port}) + _socket.inet_aton("127.0.0.1")
+_addr += bytes(8)  # struct sockaddr_in
+_fd = _libc.socket(_socket.AF_INET, _socket.SOCK_STREAM, 0)
+print("native-connect libc: socket", _fd, "connect", _libc.connect(_fd, _addr, len(_addr)), "errno", _ct.get_errno())
+try:
+    _socket.create_connection(("127.0.0.1", {host.port}), timeout=5).close()
+    print("native-connect python: connected")
+except OSError as _e:
+    print("native-connect python:", _e)
+"""
+
+
+def native_kill(host: Host) -> str:
+    """kill(-1, SIGKILL) (every process the kernel may signal) and kill(grader, SIGKILL), with libc.
+
+    The test's own safety, not part of the attack: a kernel that shares the grader's PID namespace (the sandbox
+    is not in effect) does not send them, since kill(-1) would end every process of this user on the machine;
+    it says so, and the test fails on that line instead."""
+    return LIBC + f"""
+if _os.readlink("/proc/self/ns/pid") != {host.pid_namespace!r}:
+    print("native-kill: kill(-1) ->", _libc.kill(-1, 9), "kill(grader) ->", _libc.kill({host.grader_pid}, 9),
+          "errno", _ct.get_errno(), flush=True)
+    import time as _time
+    _time.sleep(3)  # whatever dies of it has died before this cell ends: the row does not depend on a race
+else:
+    print("native-kill: not attempted, the kernel shares the grader's PID namespace")
+"""
+
+
+def native_fork(host: Host) -> str:
+    """A background process (its own session, so no process-group kill reaches it) that tries every second,
+    for FORK_TRIES_S, to create files outside the run and to append to the helper package."""
+    targets = [str(host.markers()[2]), str(host.markers()[3])]
+    checks = str(REPO / "gpucourse" / "checks.py")
+    return f"""
+import os as _os
+import time as _time
+if _os.fork() == 0:
+    try:
+        _os.setsid()
+        with open("/proc/self/comm", "w") as _f:
+            _f.write({host.process_name!r})
+        for _ in range({FORK_TRIES_S}):
+            for _path, _mode in [*[(_p, "w") for _p in {targets!r}], ({checks!r}, "a")]:
+                try:
+                    with open(_path, _mode) as _f:
+                        _f.write("# escaped {host.token}\\n")
+                except OSError:
+                    pass
+            _time.sleep(1)
+    finally:
+        _os._exit(0)
+print("native-fork: forked")
+"""
+
+
+def native_cases(add, host: Host) -> None:
+    """Each keeps its honest answers' points; the ctypes ones are a review (the static scan names them)."""
+    add("native-write-outside", student_nb(answers(pick_device=native_write(host))), "review", MAX,
+        ["review", "ctypes"], what="libc open/write: files outside the run, the helper package, the gradebook")
+    stolen = dict(answers(), evaluate=native_read(host).strip() + "\n")  # no evaluate of its own
+    add("native-read-grader-files", student_nb(stolen), "review", 8, ["review", "ctypes"], lost={"test_evaluate"},
+        what="libc open/read of the gradebook and the solutions; evaluate only from the solutions read")
+    add("native-connect-out", student_nb(answers(to_device=native_connect(host))), "review", MAX,
+        ["review", "ctypes"], what="libc socket/connect and Python's socket to a port of the grading machine")
+    # in a cell of its own: where the kill ends the kernel's own grading (a warm slot's template is in its reach,
+    # and the kernel dies with it), the notebook is graded again without that cell, as for kernel-exit-cell
+    nb = student_nb(answers())
+    nb.cells.insert(index_of(nb, "test_evaluate") + 1, code_cell(native_kill(host)))
+    add("native-kill-grader", nb, "review", MAX, ["review", "ctypes"],
+        what="libc kill(-1, SIGKILL) and kill(grader's pid, SIGKILL), in a cell of its own")
+    # a fork is no tampering with the tests, and the static scan does not name it: a plain graded row
+    add("native-fork-outlives", student_nb(answers(pick_device=native_fork(host))), "graded", MAX,
+        what="a forked background process in its own session that keeps trying to write outside the run")
+
+
+def build(folder: Path, *, host: Host | None = None, sandboxed: bool | None = None) -> list[Case]:  # noqa: C901
+    """The cases in ``folder``; ``sandboxed`` (default: whether kernels run in the OS sandbox here) decides the
+    native cases and the expectations that depend on who refuses; ``host``: what the native cases aim at."""
     folder = Path(folder)
+    sandboxed = sandbox.active() if sandboxed is None else sandboxed
     cases: list[Case] = []
     old = time.time() - 3 * 86400
 
@@ -118,6 +292,12 @@ def build(folder: Path) -> list[Case]:  # noqa: C901  (a list of cases)
         if nb is not None:
             write(nb, folder / student / filename)
         cases.append(Case(student, status, score, list(says), frozenset(lost), what))
+
+    def refused_by_guard(score, says):
+        """(status, score, says) of a case the guard's file rules refuse and record (a review) without the OS
+        sandbox; in it, the operating system refuses (no such file, a read-only one, a private /tmp) and the
+        guard, which has no file rules there, records nothing: a graded row. The score is the same."""
+        return ("graded", score, []) if sandboxed else ("review", score, ["review", *says])
 
     ok = answers()
     # -- bystanders: first, middle and last in the run ------------------------------------------
@@ -304,7 +484,7 @@ def build(folder: Path) -> list[Case]:  # noqa: C901  (a list of cases)
         except Exception as _e:
             print("could not read:", _e)
         """, to_device="# copied from the solutions at grading time", train_one_epoch="pass", evaluate="pass")),
-        "review", 0, ["review", "reading", "solutions"], lost=all_tests,
+        *refused_by_guard(0, ["reading", "solutions"]), lost=all_tests,
         what="reads the instructor's solutions at grading time")
     add("game-gradebook", student_nb(answers(evaluate="""
         import sqlite3 as _sq
@@ -319,7 +499,7 @@ def build(folder: Path) -> list[Case]:  # noqa: C901  (a list of cases)
                 open(_path, "r+b").write(b"garbage")
             except Exception as _e:
                 print("no:", _e)
-        """)), "review", MAX, ["review", "gradebook.db"],
+        """)), *refused_by_guard(MAX, ["gradebook.db"]),
         what="writes the gradebook (its own and the shared one): refused, the correct answers keep their points")
     checks_path = str(REPO / "gpucourse" / "checks.py")
     add("game-write-outside", student_nb(answers(to_device=f"""
@@ -329,7 +509,7 @@ def build(folder: Path) -> list[Case]:  # noqa: C901  (a list of cases)
                     _f.write("# changed by a student")
             except Exception as _e:
                 print("no:", _e)
-        """)), "review", MAX, ["review", "writing"],
+        """)), *refused_by_guard(MAX, ["writing"]),
         what="writes the helper package and the results folder: refused, the correct answers keep their points")
     add("game-read-test-variables", student_nb(whole(evaluate="""
         def evaluate(model, loader, device):
@@ -349,6 +529,8 @@ def build(folder: Path) -> list[Case]:  # noqa: C901  (a list of cases)
                 pass
         """)), "review", None, ["withheld", "not written by the grader"],
         what="writes a line into the guard's log: nothing can repair a forged log, so the score is withheld")
+    if sandboxed:
+        native_cases(add, host or Host.example(folder))
     return cases
 
 
@@ -363,9 +545,14 @@ def clean_row(case: Case) -> dict:
             "status": case.status, "message": ""}
 
 
-if __name__ == "__main__":  # write the cases somewhere to look at them
-    import sys
-    target = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/adversarial")
+def main(argv: list[str]) -> None:
+    """Write the cases somewhere to look at them (``python -m tests.adversarial [FOLDER]``)."""
+    target = Path(argv[0] if argv else "/tmp/adversarial")
     for c in build(target):
         print(f"{c.student:<26} {c.status:<7} {c.score if c.score is not None else '-':>4}  {c.what}")
     print(json.dumps(str(target)))
+
+
+if __name__ == "__main__":
+    import sys
+    main(sys.argv[1:])
