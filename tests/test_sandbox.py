@@ -57,7 +57,9 @@ INSIDE = r"""
 import json, os, socket, subprocess, sys, time
 found = {}
 found["cap_eff"] = open("/proc/self/status").read().split("CapEff:")[1].split()[0]
-found["tmp"] = sorted(os.listdir("/tmp"))
+found["planted_seen"] = [p for p in ("/tmp/planted", "/dev/shm/planted") if os.path.exists(p)]
+for p in ("/tmp/planted", "/dev/shm/planted"):
+    open(p, "w").write("left by the kernel before")
 found["kernels"] = sorted(os.listdir(os.path.dirname(os.environ["GRADER_KERNEL_DIR"])))
 try:
     socket.create_connection(("127.0.0.1", PORT), timeout=2); found["connect"] = "connected"
@@ -139,17 +141,24 @@ def test_a_warm_kernel_sees_only_its_own_folder_and_leaves_nothing_running(slot)
         assert found.get("cap_eff") == "0000000000000000", found
         kernel_dir = Path(found["cwd"]).parents[2]
         assert found["kernels"] == [kernel_dir.name], "another run's kernel folder is visible"
-        assert found["tmp"] == [Path(slot.folder).name] or all(str(slot.folder).startswith("/tmp/" + t)
-                                                                for t in found["tmp"])
+        assert found["planted_seen"] == []
         assert found["connect"] != "connected"
         assert found["template_memory_readable"] == [], "the template's memory can be read"
         assert found["torch_preloaded"]
+        assert (kernel_dir / "autograded" / "s" / "nb").is_dir(), "the kernel's own folder went with the sweep"
         time.sleep(4)  # the background process would have written by now
         assert not (kernel_dir / "autograded" / "s" / "nb" / "MARKER").exists(), \
             "a process the kernel started outlived it"
     finally:
         rundir.remove(run)
         shutil.rmtree(root, ignore_errors=True)
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        found, run, root = run_in_warm_kernel(slot, INSIDE.replace("PORT", str(server.getsockname()[1])))
+    rundir.remove(run)
+    shutil.rmtree(root, ignore_errors=True)
+    assert found["planted_seen"] == [], "the next kernel found what the previous one left in /tmp or /dev/shm"
 
 
 def test_a_kernel_that_kills_its_template_only_ends_its_own_grading(slot):

@@ -4,17 +4,19 @@ ipykernel once, then forks one fresh kernel per notebook (``graders.grading.warm
 It runs inside the slot's OS sandbox (``graders.grading.sandbox``), started by bubblewrap with
 CAP_SYS_ADMIN in the sandbox's own user namespace and nothing else, and never runs student code. For each
 request on its Unix socket (one JSON line from ``kernel_launch.py``) it forks the kernel, which enters a
-new mount and IPC namespace (a fresh ``/tmp`` and ``/dev/shm``, and of the slot's kernel folders only its
-own) and drops every capability before it runs a line of the notebook. When the kernel ends, the template
-kills every other process in the sandbox's PID namespace (whatever the kernel started) before it tells the
-launcher, so nothing of one student's run is alive when nbgrader saves the graded notebook, or when the
-next kernel starts. Nothing is shared between two students' kernels but the template's memory image as it
-was before either ran, copied on write. The template is not dumpable, so a kernel cannot read or write its
-memory (``/proc/PID/mem``, ptrace); a kernel that kills it only ends its own grading (the grader starts
-another template).
+new IPC namespace and drops every capability before it runs a line of the notebook. When the kernel ends,
+the template kills every other process in the sandbox's PID namespace (whatever the kernel started) and
+removes what it left in ``/tmp`` and ``/dev/shm`` before it tells the launcher, so nothing of one student's
+run is alive when nbgrader saves the graded notebook, or there when the next kernel starts (a slot runs one
+kernel at a time; the grader removes the kernel's own folder). Nothing is shared between two students'
+kernels but the template's memory image as it was before either ran, copied on write. The template is not
+dumpable, so a kernel cannot read or write its memory (``/proc/PID/mem``, ptrace); a kernel that kills it
+only ends its own grading (the grader starts another template).
 
 (A kernel in a PID namespace of its own would make the sweep automatic, but it would see the template's
-``/proc``: mounting its own needs privileges an instructor's account does not have in every container.)
+``/proc``: mounting its own needs privileges an instructor's account does not have in every container. A
+fresh tmpfs on ``/tmp`` per kernel would hide what bubblewrap bound below it: a repository, venv or HOME in
+``/tmp``, as in a fresh clone made with ``mktemp -d``.)
 
 Standard library only, besides what it preloads; it is a script, not part of the ``graders`` package, which
 the sandbox does not show.
@@ -35,8 +37,8 @@ PRELOAD = ["numpy", "torch", "torch.nn", "torch.nn.functional", "torch.optim", "
            "gpucourse.env", "gpucourse.data", "gpucourse.testing", "ipykernel.kernelapp", "IPython",
            "matplotlib_inline.backend_inline"]
 
-CLONE_NEWNS, CLONE_NEWIPC = 0x00020000, 0x08000000
-MS_REC, MS_PRIVATE, MS_NOSUID, MS_NODEV, MS_BIND = 0x4000, 1 << 18, 2, 4, 4096
+CLONE_NEWIPC = 0x08000000
+SCRATCH = ("/tmp", "/dev/shm")
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 4, 24, 38
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 libc = ctypes.CDLL(None, use_errno=True)
@@ -82,18 +84,39 @@ def drop_capabilities() -> None:
     check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
 
 
-def private_mounts(kernel_dir: str) -> None:
-    """A fresh /tmp and /dev/shm; of the slot's kernel folders, only this kernel's own (bound again on top,
-    since the slot's folder may itself lie in /tmp)."""
-    own = os.open(kernel_dir, os.O_PATH | os.O_DIRECTORY)
-    check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate /")
-    for path in (b"/tmp", b"/dev/shm"):
-        if os.path.isdir(path):
-            check(libc.mount(b"tmpfs", path, b"tmpfs", MS_NOSUID | MS_NODEV, b"mode=1777"), f"tmpfs {path}")
-    os.makedirs(kernel_dir, exist_ok=True)
-    check(libc.mount(f"/proc/self/fd/{own}".encode(), kernel_dir.encode(), None, MS_BIND | MS_REC, None),
-          f"bind {kernel_dir}")
-    os.close(own)
+def scratch_entries() -> set[str]:
+    """Every path in the sandbox's /tmp and /dev/shm, not below a mount point: what bubblewrap made for its
+    binds (the repository, the venv or HOME may live in /tmp). What a kernel adds goes after it."""
+    found = set()
+    for top in SCRATCH:
+        for folder, dirs, files in os.walk(top):
+            found.update(os.path.join(folder, name) for name in dirs + files)  # mount points included
+            dirs[:] = [d for d in dirs if not os.path.ismount(os.path.join(folder, d))]
+    return found
+
+
+def sweep_scratch(keep: set[str]) -> None:
+    """Remove what a finished kernel left in /tmp and /dev/shm (never crossing into a bound folder)."""
+    import shutil
+    for top in SCRATCH:
+        for folder, dirs, files in os.walk(top):
+            for name in files:
+                path = os.path.join(folder, name)
+                if path not in keep:
+                    try:
+                        os.unlink(path)
+                    except OSError:
+                        pass
+            for name in list(dirs):
+                path = os.path.join(folder, name)
+                if os.path.ismount(path):  # a folder bound from the host: never emptied here
+                    dirs.remove(name)
+                elif path not in keep:
+                    if os.path.islink(path):
+                        os.unlink(path)
+                    else:
+                        shutil.rmtree(path, ignore_errors=True)
+                    dirs.remove(name)
 
 
 def limit_memory(cap: int) -> None:
@@ -171,8 +194,7 @@ def start(conn: socket.socket, request: dict, fds: list[int]) -> int:
                 os.dup2(fd, target)
             os.closerange(3, 1 << 16)  # nothing of the template (its socket, other launchers) reaches a kernel
             libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare")
-            private_mounts(request["kernel_dir"])
+            check(libc.unshare(CLONE_NEWIPC), "unshare")  # its own System V shared memory and semaphores
             run_kernel(request)
         except BaseException:  # noqa: BLE001  (said on nbgrader's log, which the row's message reads)
             import traceback
@@ -184,7 +206,7 @@ def start(conn: socket.socket, request: dict, fds: list[int]) -> int:
     return pid
 
 
-def serve(fd: int) -> None:
+def serve(fd: int, keep: set[str]) -> None:
     """Fork a kernel for each launcher that connects to the listening socket ``fd`` (the grader made it, in a
     folder of its own that no kernel sees)."""
     server = socket.socket(fileno=fd)
@@ -229,6 +251,7 @@ def serve(fd: int) -> None:
                 os.close(pidfd)
                 _, status = os.waitpid(pid, 0)
                 sweep()
+                sweep_scratch(keep)
                 try:
                     conn.sendall(json.dumps({"exit": os.waitstatus_to_exitcode(status)}).encode() + b"\n")
                 except OSError:
@@ -237,8 +260,9 @@ def serve(fd: int) -> None:
 
 def main() -> None:
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # no kernel may read or write this process's memory
+    keep = scratch_entries()  # before preload's copy of the font list, which the first sweep removes
     preload()
-    serve(int(sys.argv[1]))
+    serve(int(sys.argv[1]), keep)
 
 
 if __name__ == "__main__":
