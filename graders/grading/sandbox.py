@@ -123,7 +123,7 @@ def attempt(name, fn):
     try:
         found[name] = "reached: " + str(fn())[:80]
     except Exception as exc:
-        found[name] = "contained: " + type(exc).__name__ + (f" ({exc})"[:80] if str(exc) else "")
+        found[name] = "contained: " + type(exc).__name__ + (f" ({exc})"[:200] if str(exc) else "")
 attempt("read the grader's files", lambda: os.listdir(sys.argv[1]))
 attempt("read the grader's HOME", lambda: "|".join(sorted(os.listdir(sys.argv[2]))))
 attempt("write outside its folder", lambda: open(sys.argv[3], "w").write("x"))
