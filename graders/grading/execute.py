@@ -23,7 +23,7 @@ MAX_RERUNS = 2
 HAS_NVIDIA = Path("/dev/nvidiactl").exists() or Path("/proc/driver/nvidia").exists()
 
 
-def _limit_resources() -> None:  # runs in the child before exec; inherited by the kernel
+def limit_resources() -> None:  # runs in the child before exec; inherited by the kernel (and the warm worker)
     cap = int(limits.MEMORY_GIB * 2**30)
     resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
     if not HAS_NVIDIA:  # a second line of defence (shared memory) where it costs nothing
@@ -39,7 +39,7 @@ def run_nbgrader(root: Path, name: str, student: str, log_path: Path,
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "a") as log:
         proc = subprocess.Popen(cmd, cwd=root, env=env or course.venv_env(), stdout=log,
-                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=_limit_resources)
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=limit_resources)
         try:
             code = proc.wait(timeout=limits.NOTEBOOK_WALL_S)
         except subprocess.TimeoutExpired:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import signal
 import socket
@@ -30,7 +29,7 @@ import threading
 from pathlib import Path
 
 from graders import course, limits, machine
-from graders.grading import sandbox
+from graders.grading import execute, sandbox
 from graders.paths import REPO
 
 TEMPLATE = Path(__file__).with_name("kernel_template.py")
@@ -45,13 +44,6 @@ _local = threading.local()
 
 def enabled() -> bool:
     return os.environ.get(ENV_SWITCH, "1") != "0" and sandbox.active()
-
-
-def _limit_resources() -> None:  # the worker's limits are those `nbgrader autograde` ran under
-    cap = int(limits.MEMORY_GIB * 2**30)
-    resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    os.setsid()
 
 
 class Slot:
@@ -104,7 +96,7 @@ class Slot:
         with open(self.folder / "worker.log", "ab") as log:
             self.worker = subprocess.Popen([sys.executable, "-m", "graders.grading.worker"], env=env, text=True,
                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
-                                           preexec_fn=_limit_resources)
+                                           preexec_fn=execute.limit_resources)  # as `nbgrader autograde` ran
         ready = self.worker.stdout.readline()
         if "ready" not in ready:
             raise RuntimeError("the nbgrader worker did not start: "
