@@ -178,7 +178,7 @@ def draw_bit_layouts(x: float = -1.5, ax=None):
         bits = bit_string(x, dtype)
         position = 0
         for field, (width, colour) in enumerate(zip(LAYOUTS[dtype], colours)):
-            for i in range(width):
+            for _ in range(width):
                 ax.add_patch(Rectangle((position * cell, y), cell, 0.7, fc=colour, ec="white", alpha=0.8))
                 ax.text((position + 0.5) * cell, y + 0.35, bits[position], ha="center", va="center",
                         color="white", fontsize=8, family="monospace")

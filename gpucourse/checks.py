@@ -110,7 +110,7 @@ class requirement:
     def __init__(self, text: str):
         self.text = text
 
-    def __enter__(self) -> "requirement":
+    def __enter__(self) -> requirement:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
@@ -132,7 +132,7 @@ class Check:
         self.count = 0
 
     # -- context manager ------------------------------------------------------------------------
-    def __enter__(self) -> "Check":
+    def __enter__(self) -> Check:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:

@@ -37,7 +37,7 @@ def _chain(fn, limit: int = 10):
         if isinstance(obj, functools.partial):
             todo.append(obj.func)
         elif not isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, type)) and callable(obj):
-            todo.append(getattr(type(obj), "__call__", None))
+            todo.append(type(obj).__call__)  # callable(obj): its type has one
     return [s for s in seen if s is not None]
 
 

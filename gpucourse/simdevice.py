@@ -152,7 +152,7 @@ class SimDevice:
             self._queue.put(None)
             self._worker.join(timeout=30)
 
-    def __enter__(self) -> "SimDevice":
+    def __enter__(self) -> SimDevice:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -198,7 +198,7 @@ class SimEvent:
     def wait(self, stream=None) -> None:
         pass
 
-    def elapsed_time(self, end_event: "SimEvent") -> float:
+    def elapsed_time(self, end_event: SimEvent) -> float:
         if not (self.enable_timing and getattr(end_event, "enable_timing", False)):
             raise RuntimeError("Both events must be created with argument 'enable_timing=True'.")
         if self._marker is None or getattr(end_event, "_marker", None) is None:

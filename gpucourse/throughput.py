@@ -76,7 +76,7 @@ class UtilizationSampler:
             if value is not None:
                 self.samples.append(value)
 
-    def __enter__(self) -> "UtilizationSampler":
+    def __enter__(self) -> UtilizationSampler:
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
         return self
