@@ -40,11 +40,11 @@ from tqdm.auto import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from loader_speed import resident_batches  # noqa: E402  (the benchmarks' copy of gpu_resident_batches)
+from loader_speed import resident_batches
 
-from gpucourse.data import as_tensors, fashion_mnist  # noqa: E402
-from gpucourse.timing import synchronize  # noqa: E402
-from gpucourse.training import BEST_MLP, FINAL, normalize, train  # noqa: E402
+from gpucourse.data import as_tensors, fashion_mnist
+from gpucourse.timing import synchronize
+from gpucourse.training import BEST_MLP, FINAL, normalize, train
 
 TARGET = 0.91
 CONFIGS = {FINAL.arch: FINAL, BEST_MLP.arch: BEST_MLP}    # --arch: the final run, or the best MLP measured

@@ -34,7 +34,7 @@ from graders.grading import autograde as autograde_mod  # noqa: E402
 from graders.grading import execute, pipeline  # noqa: E402
 
 try:
-    from graders.grading import warm  # noqa: E402
+    from graders.grading import warm
 except ImportError:  # a checkout from before the warm start (to profile it as it was)
     warm = None
 
@@ -123,7 +123,7 @@ def main() -> None:
     rows = autograde_mod.autograde(work / "submissions", work / "graded", names=[args.notebook], progress=False)
     total = time.time() - began
     inside = defaultdict(list)
-    for (begin, end), row in zip(nbgrader_spans, rows):
+    for (begin, end), row in zip(nbgrader_spans, rows, strict=True):  # paired in order: a count apart is a wrong table
         parts = inside_nbgrader(work / "graded" / "course" / "autograded" / row.student_id / args.notebook
                                 / f"{args.notebook}.ipynb")
         inside["nbgrader: start, pre-processing, kernel start"].append(parts["first"] - begin)

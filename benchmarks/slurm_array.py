@@ -2,7 +2,7 @@
 
 Grades N synthetic students (the three samples copied under new ids) twice, on this machine:
 ``autograde --jobs J`` in one process, and ``submit-slurm --shards S --cpus-per-task 1`` on a
-one-node cluster of J cpus (``graders.checks.slurm_cluster``), so at most J tasks run at once. Prints the
+one-node cluster of J cpus (``graders.qa.slurm_cluster``), so at most J tasks run at once. Prints the
 wall time of each, the time of every shard (from its log), the array alone, the merge job, the cost
 per submission, and the ratio array / ``--jobs`` (target: at most 1.15). Checks both give the same
 ``grades.csv``.
@@ -54,8 +54,8 @@ def main() -> int:
     p.add_argument("--jobs", type=int, default=2, help="cores: --jobs of autograde, cpus of the cluster")
     p.add_argument("--notebook", default="01_devices")
     args = p.parse_args()
-    from graders.checks.slurm_cluster import local_cluster
     from graders.grading import slurm
+    from graders.qa.slurm_cluster import local_cluster
 
     tmp = Path(tempfile.mkdtemp(prefix="slurm-bench-"))
     subs = tmp / "submissions"

@@ -471,7 +471,9 @@ def print_report(runs: list[Run], names: list[str], args, setup: dict) -> dict:
         ours = [r for r in runs if r.side == "ours"]
         cells = [median([r.nb_wall.get(name) for r in plain]), median([r.nb_cpu.get(name) for r in plain]),
                  median([r.nb_wall.get(name) for r in ours])]
-        print(f"{name:<18}" + "".join(f"{'-' if v is None else f'{v:.1f}':>{w}}" for v, w in zip(cells, (13, 12, 12))))
+        widths = (13, 12, 12)
+        shown = ("-" if v is None else f"{v:.1f}" for v in cells)
+        print(f"{name:<18}" + "".join(f"{v:>{w}}" for v, w in zip(shown, widths, strict=True)))
     sides = {side: summary(runs, side, count) for side in ("plain", "ours")}
     print("\nmedians over repeats:")
     for side, s in sides.items():
@@ -484,7 +486,7 @@ def print_report(runs: list[Run], names: list[str], args, setup: dict) -> dict:
     ratio = sides["ours"]["wall_s"] / sides["plain"]["wall_s"]
     cpu_ratio = sides["ours"]["cpu_s"] / sides["plain"]["cpu_s"]
     paired = [o.wall_s / p.wall_s for p, o in zip([r for r in runs if r.side == "plain"],
-                                                   [r for r in runs if r.side == "ours"])]
+                                                   [r for r in runs if r.side == "ours"], strict=True)]
     print(f"\nratio ours/plain: {ratio:.2f}x (target <= 0.60)")
     print(f"  CPU-seconds ours/plain: {cpu_ratio:.2f}x; wall ratio per repeat: "
           + ", ".join(f"{p:.2f}x" for p in paired))

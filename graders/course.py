@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from graders import limits
+from graders.limits import Limits
 from graders.paths import COURSE_ID, SOLUTIONS, notebook_names
 
 HERE = Path(__file__).resolve().parent
@@ -26,11 +26,29 @@ def venv_env() -> dict[str, str]:
     return env
 
 
+@contextlib.contextmanager
+def venv_on_path():
+    """Our interpreter's bin first on PATH while an in-process nbgrader call runs, then PATH as it was.
+
+    nbgrader's Gradebook starts ``alembic`` as a subprocess with this process's environment when it creates
+    a gradebook, and takes no environment to pass; every subprocess we start gets :func:`venv_env` instead.
+    """
+    before = os.environ.get("PATH")
+    os.environ["PATH"] = venv_env()["PATH"]
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("PATH", None)
+        else:
+            os.environ["PATH"] = before
+
+
 #: the first line of every config this module writes: a config without it is the instructor's own
 MARK = "# written by graders.course"
 
 
-def config_text() -> str:
+def config_text(limits: Limits) -> str:
     """The course's nbgrader_config.py: the project's settings (loaded by path), with this run's limits."""
     return (f"{MARK}: the project's settings, and the limits of the run that made this course\n"
             "import os\n"
@@ -39,12 +57,13 @@ def config_text() -> str:
             "    raise FileNotFoundError(project)\n"
             "c = get_config()  # noqa: F821\n"
             "load_subconfig(project)  # noqa: F821\n"
-            f"c.Execute.timeout = {limits.CELL_TIMEOUT_S!r}\n"
-            f"c.LimitOutput.max_lines = {limits.MAX_OUTPUT_LINES!r}\n")
+            f"c.Execute.timeout = {limits.cell_timeout_s!r}\n"
+            f"c.LimitOutput.max_lines = {limits.max_output_lines!r}\n")
 
 
-def write_config(root: Path) -> None:
-    (root / "nbgrader_config.py").write_text(config_text())
+def write_config(root: Path, limits: Limits | None = None) -> None:
+    """The course's config with ``limits`` (default: :meth:`Limits.from_env`)."""
+    (root / "nbgrader_config.py").write_text(config_text(limits or Limits.from_env()))
 
 
 def owns_config(root: Path) -> bool:
@@ -52,21 +71,22 @@ def owns_config(root: Path) -> bool:
     return path.exists() and path.read_text(errors="replace").startswith(MARK)
 
 
-def ensure(root: Path, names: list[str] | None = None, solutions: Path = SOLUTIONS) -> list[str]:
+def ensure(root: Path, names: list[str] | None = None, solutions: Path = SOLUTIONS,
+           limits: Limits | None = None) -> list[str]:
     """Make ``root`` an nbgrader course with every assignment in ``names``, keeping what is there.
 
     Nothing is deleted: a gradebook's students, submissions and manual grades, the instructor's own
     config and files all stay. An assignment whose ``source/`` is missing is added from ``solutions``
     and generated; in a course this module made, one whose solution changed is generated again; in an
-    instructor's own course, the instructor's ``source/`` is used as it is.
+    instructor's own course, the instructor's ``source/`` is used as it is. ``limits``: the run's, written
+    into a config this module owns (default: :meth:`Limits.from_env`).
     """
     names = names or notebook_names()
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     ours = owns_config(root) or not (root / "nbgrader_config.py").exists()
     if ours:
-        write_config(root)  # this run's limits
-    os.environ["PATH"] = venv_env()["PATH"]
+        write_config(root, limits)  # this run's limits
     for name in names:
         dest = root / "source" / name / f"{name}.ipynb"
         wanted = (solutions / f"{name}.ipynb").read_bytes()
@@ -75,7 +95,8 @@ def ensure(root: Path, names: list[str] | None = None, solutions: Path = SOLUTIO
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(wanted)
         if stale or not (root / "release" / name / f"{name}.ipynb").exists() or not (root / "gradebook.db").exists():
-            result = api(root).generate_assignment(name, force=True, create=True)
+            with venv_on_path():
+                result = api(root).generate_assignment(name, force=True, create=True)
             if not result["success"]:
                 raise RuntimeError(f"nbgrader generate_assignment {name} failed:\n{result['log']}\n{result['error']}")
     return names

@@ -75,19 +75,3 @@ class Limits:
         return [(f.metadata["variable"], f.metadata["fmt"].format(getattr(self, f.name)), f.metadata["meaning"])
                 for f in dataclasses.fields(self)]
 
-
-# TRANSITIONAL (issue 25): the module globals the code read before Limits existed. Removed once every user
-# takes a Limits object; do not add new readers.
-def reload() -> None:
-    global CELL_TIMEOUT_S, NOTEBOOK_WALL_S, MEMORY_GIB, MAX_OUTPUT_LINES, MAX_OUTPUT_CHARS
-    global MAX_FILE_MIB, MAX_UNZIPPED_MIB, MAX_ZIP_FILES, RUN_FLAGGED, WATCH_FILES
-    current = Limits.from_env()
-    (CELL_TIMEOUT_S, NOTEBOOK_WALL_S, MEMORY_GIB, MAX_OUTPUT_LINES, MAX_OUTPUT_CHARS, MAX_FILE_MIB, MAX_UNZIPPED_MIB,
-     MAX_ZIP_FILES, RUN_FLAGGED, WATCH_FILES) = dataclasses.astuple(current)
-
-
-def describe() -> list[tuple[str, str, str]]:
-    return Limits.from_env().describe()
-
-
-reload()

@@ -9,10 +9,13 @@ here, in its own process.
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 
 def data_dir() -> Path:
@@ -51,4 +54,4 @@ def prepare(verbose: bool = True) -> None:
     if verbose:
         what = "the offline stand-in (no real Fashion-MNIST on this machine)" if dataset.is_standin \
             else "Fashion-MNIST"
-        print(f"data: kernels read {what} from {root}", flush=True)
+        log.info("data: kernels read %s from %s", what, root)

@@ -19,17 +19,19 @@ _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if _REPO not in sys.path:  # loaded by path (load_subconfig): make the graders package importable
     sys.path.insert(0, _REPO)
 
-from graders import limits  # noqa: E402
+from graders.limits import Limits  # noqa: E402
 
 
-def configure(c) -> None:
-    """Put the project's settings into the traitlets Config ``c``."""
+def configure(c, limits: Limits | None = None) -> None:
+    """Put the project's settings into the traitlets Config ``c`` (``limits``: default :meth:`Limits.from_env`,
+    the variables a grading run gives the nbgrader it starts)."""
+    limits = limits or Limits.from_env()
     c.CourseDirectory.course_id = "gpu-mixed-precision"
 
     # The source notebooks may name any kernel; the grading box has the venv's "python3" kernel.
     c.Execute.kernel_name = "python3"
     # nbgrader's default is 30 s per cell; our quick-mode cells need less, a slow box may need more.
-    c.Execute.timeout = limits.CELL_TIMEOUT_S
+    c.Execute.timeout = limits.cell_timeout_s
     c.Execute.startup_timeout = 120
     c.Execute.interrupt_on_timeout = True
 
@@ -42,7 +44,7 @@ def configure(c) -> None:
     # A test cell the student deleted is put back and graded instead of staying "needs manual grade".
     c.OverwriteCells.add_missing_cells = True
 
-    c.LimitOutput.max_lines = limits.MAX_OUTPUT_LINES
+    c.LimitOutput.max_lines = limits.max_output_lines
     c.LimitOutput.max_traceback = 100
 
     c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
@@ -57,4 +59,4 @@ def configure(c) -> None:
 
 
 if "get_config" in globals():  # run as a config file (nbgrader, load_subconfig), not imported
-    configure(get_config())  # noqa: F821
+    configure(get_config(), Limits.from_env())  # noqa: F821

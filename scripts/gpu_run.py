@@ -13,8 +13,8 @@ On a CUDA machine, in order:
    pageable and pinned memory, naive versus synchronized versus CUDA-event timing of a matmul,
    matmul throughput in float32 / TF32 / float16 / bfloat16, and one MLP training step eager,
    under autocast and compiled;
-3. ``pytest -m cuda`` (tests/test_cuda.py and any other test marked ``cuda``);
-4. grading, as an instructor who grades on a GPU would: ``graders.checks.selftest`` grades the reference
+3. ``pytest -m cuda`` (tests/unit/gpucourse/test_cuda.py and any other test marked ``cuda``);
+4. grading, as an instructor who grades on a GPU would: ``graders.qa.selftest`` grades the reference
    solutions, a correct student, the untouched student copies and every mistake fixture with real
    nbgrader, and checks that every score equals the one the CPU grader gives (the expectations are
    the CPU run's scores; with ``--cpu-grades`` a CPU run's ``grades.csv`` is compared row by row too);
@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime as dt
+import functools
 import json
 import os
 import platform
@@ -101,7 +102,7 @@ def machine() -> dict:
         "pcie": nvidia_smi("pcie.link.gen.current,pcie.link.width.current"),
         "torch": torch.__version__, "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(),
         "python": platform.python_version(), "cpus": os.cpu_count(), "host": platform.platform(),
-        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
 
 
@@ -158,6 +159,18 @@ def events_ms(fn, repeats: int = 10, warmup: int = 3) -> float:
     return statistics.median(times)
 
 
+def train_step(fwd, opt, scaler, x, y, amp_dtype, autocast: bool) -> None:
+    """One step of the course's training loop, under autocast to ``amp_dtype`` or in float32."""
+    import torch
+
+    opt.zero_grad(set_to_none=True)
+    with torch.autocast("cuda", dtype=amp_dtype, enabled=autocast):
+        loss = torch.nn.functional.cross_entropy(fwd(x), y)
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+
+
 def measure() -> dict:
     import torch
 
@@ -167,7 +180,8 @@ def measure() -> dict:
     dst = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
     for kind, pin in (("pageable", False), ("pinned", True)):
         src = torch.ones(nbytes, dtype=torch.uint8, pin_memory=pin)
-        m[f"h2d_{kind}_gbps"] = nbytes / (events_ms(lambda: dst.copy_(src, non_blocking=True), 5, 2) * 1e-3) / 1e9
+        copy = functools.partial(dst.copy_, src, non_blocking=True)
+        m[f"h2d_{kind}_gbps"] = nbytes / (events_ms(copy, 5, 2) * 1e-3) / 1e9
     # naive versus synchronized versus events: one 8192 x 8192 float32 matmul
     n = 8192
     a, b = torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")
@@ -195,7 +209,7 @@ def measure() -> dict:
     torch.backends.cuda.matmul.allow_tf32 = False
     for name, dtype in (("fp16", torch.float16), ("bf16", torch.bfloat16)):
         ah, bh = a.to(dtype), b.to(dtype)
-        m[f"matmul_tflops_{name}"] = flop / (events_ms(lambda: ah @ bh) * 1e-3) / 1e12
+        m[f"matmul_tflops_{name}"] = flop / (events_ms(functools.partial(torch.matmul, ah, bh)) * 1e-3) / 1e12
     # one training step of the course's MLP (and a wider one), eager, autocast, compiled
     from gpucourse.model import make_mlp
 
@@ -210,14 +224,7 @@ def measure() -> dict:
             opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
             scaler = torch.amp.GradScaler("cuda", enabled=amp_dtype == torch.float16 and mode != "fp32")
             fwd = torch.compile(model) if mode == "compiled_amp" else model
-
-            def step():
-                opt.zero_grad(set_to_none=True)
-                with torch.autocast("cuda", dtype=amp_dtype, enabled=mode != "fp32"):
-                    loss = torch.nn.functional.cross_entropy(fwd(x), y)
-                scaler.scale(loss).backward()
-                scaler.step(opt)
-                scaler.update()
+            step = functools.partial(train_step, fwd, opt, scaler, x, y, amp_dtype, mode != "fp32")
 
             t0 = time.perf_counter()
             step()
@@ -268,7 +275,7 @@ def compare_csv(cpu_csv: Path, gpu_csv: Path) -> list[str]:
 
 
 def run_grading(names: list[str], work: Path, cpu_grades: Path | None) -> dict:
-    from graders.checks.selftest import selftest
+    from graders.qa.selftest import selftest
 
     start = time.perf_counter()
     out = work / "selftest"

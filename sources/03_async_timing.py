@@ -546,10 +546,6 @@ with _with_correct_synchronize():
 # **mistake `no-sync`**, sample, loses `test_time_ms`: measures the time to queue the work
 # ```diff
 # @@
-# -
-# -
-#  def time_ms(fn, device, warmup=3, repeats=10) -> list:
-# @@
 #      for _ in range(repeats):
 # -        synchronize(device)
 #          start = time.perf_counter()
@@ -560,10 +556,6 @@ with _with_correct_synchronize():
 # **mistake `sync-start-only`**, loses `test_time_ms`: the clock stops before the work has finished
 # ```diff
 # @@
-# -
-# -
-#  def time_ms(fn, device, warmup=3, repeats=10) -> list:
-# @@
 #          fn()
 # -        synchronize(device)
 # ```
@@ -571,19 +563,12 @@ with _with_correct_synchronize():
 # **mistake `sync-end-only`**, loses `test_time_ms`: the first timing includes the queued warm-up work
 # ```diff
 # @@
-# -
-# -
-#  def time_ms(fn, device, warmup=3, repeats=10) -> list:
-# @@
 #      for _ in range(repeats):
 # -        synchronize(device)
 # ```
 #
 # **mistake `times-warmup`**, loses `test_time_ms`: returns the warm-up calls' timings too
 # ```diff
-# @@
-# -
-# -
 # @@
 # -    for _ in range(warmup):
 # -        fn()
@@ -594,9 +579,6 @@ with _with_correct_synchronize():
 #
 # **mistake `times-warmup-first`**, loses `test_time_ms`: keeps the first timings, the warm-up calls among them
 # ```diff
-# @@
-# -
-# -
 # @@
 # -    for _ in range(warmup):
 # -        fn()
@@ -611,9 +593,6 @@ with _with_correct_synchronize():
 # **mistake `no-warmup`**, loses `test_time_ms`: skips the warm-up
 # ```diff
 # @@
-# -
-# -
-# @@
 # -    for _ in range(warmup):
 # -        fn()
 # ```
@@ -621,18 +600,12 @@ with _with_correct_synchronize():
 # **mistake `seconds`**, loses `test_time_ms`: returns seconds
 # ```diff
 # @@
-# -
-# -
-# @@
 # -        times.append((time.perf_counter() - start) * 1e3)
 # +        times.append(time.perf_counter() - start)
 # ```
 #
 # **mistake `average`**, loses `test_time_ms`: one average repeated: not one duration per call
 # ```diff
-# @@
-# -
-# -
 # @@
 # -    times = []
 # +    synchronize(device)
@@ -651,9 +624,6 @@ with _with_correct_synchronize():
 # **mistake `from-first-start`**, loses `test_time_ms`: measures each call from the first call's start
 # ```diff
 # @@
-# -
-# -
-# @@
 #      times = []
 # -    for _ in range(repeats):
 # -        synchronize(device)
@@ -666,19 +636,12 @@ with _with_correct_synchronize():
 # **mistake `sorted-durations`**, loses `test_time_ms`: returns the durations sorted, not in call order
 # ```diff
 # @@
-# -
-# -
-# @@
 # -    return times
 # +    return sorted(times)
 # ```
 #
 # **mistake `hardcoded-cuda`**, loses `test_time_ms`: calls torch.cuda whatever the device: crashes on a CPU-only machine
 # ```diff
-# @@
-# -
-# -
-#  def time_ms(fn, device, warmup=3, repeats=10) -> list:
 # @@
 #      for _ in range(repeats):
 # -        synchronize(device)

@@ -206,18 +206,12 @@ torch._dynamo.reset()
 # **mistake `returns-none`**, loses `test_CompileCounter`: records the graph but returns nothing to run
 # ```diff
 # @@
-# -
-#      def __init__(self):
-# @@
 #          self.graphs.append(gm)
 # -        return gm.forward
 # ```
 #
 # **mistake `returns-output`**, loses `test_CompileCounter`: returns the graph's output instead of a callable
 # ```diff
-# @@
-# -
-#      def __init__(self):
 # @@
 #          self.graphs.append(gm)
 # -        return gm.forward
@@ -227,9 +221,6 @@ torch._dynamo.reset()
 # **mistake `records-inputs`**, loses `test_CompileCounter`: records the example inputs, not the graph
 # ```diff
 # @@
-# -
-#      def __init__(self):
-# @@
 #      def __call__(self, gm, example_inputs):
 # -        self.graphs.append(gm)
 # +        self.graphs.append(example_inputs)
@@ -237,9 +228,6 @@ torch._dynamo.reset()
 #
 # **mistake `records-fx-graph`**, loses `test_CompileCounter`: records gm.graph (a torch.fx.Graph), not the GraphModule
 # ```diff
-# @@
-# -
-#      def __init__(self):
 # @@
 #      def __call__(self, gm, example_inputs):
 # -        self.graphs.append(gm)
@@ -261,9 +249,6 @@ torch._dynamo.reset()
 #
 # **mistake `records-first-only`**, loses `test_CompileCounter`: records only the first graph
 # ```diff
-# @@
-# -
-#      def __init__(self):
 # @@
 #      def __call__(self, gm, example_inputs):
 # -        self.graphs.append(gm)

@@ -1,9 +1,11 @@
-"""Shared test set-up: quick mode, the venv's tools on PATH, and a data cache shared by the run."""
+"""Shared test set-up: quick mode, the venv's tools on PATH, a HOME and TMPDIR per pytest-xdist worker, and the
+tiers: a test's folder (tests/unit, tests/judge, tests/e2e) is its tier, and each tier's time is printed."""
 
 from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,27 +19,81 @@ os.environ["COURSE_QUICK"] = "1"
 os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
+# Two workers side by side (pytest-xdist, `-n 2`: scripts/test.sh, .ci/run): each has its own HOME (the data cache,
+# matplotlib's and jupyter's files) and TMPDIR (tempfile's folders, torch's compile cache), kept between runs below
+# the run's HOME so that a worker's data cache is filled once; pytest-xdist gives each its own tmp_path folders
+# (popen-gwN, where Slurm's state goes too). Ports are free ones, asked of the OS per test.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER")
+if WORKER:
+    _own = Path.home() / ".cache" / "course-tests" / WORKER
+    for _var, _path in (("HOME", _own / "home"), ("TMPDIR", _own / "tmp")):
+        _path.mkdir(parents=True, exist_ok=True)
+        os.environ[_var] = str(_path)
+    tempfile.tempdir = None  # read TMPDIR again
+
 
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO
 
 
-# ---- test time by tier, printed at the end of every run (the figures the CI log shows) ---------------
-TIERS = {"judge": "in-process (every test cell in one kernel per notebook)",
-         "slow": "end-to-end (nbgrader, whole notebooks, servers)"}
-_tier_of: dict[str, str] = {}
+@pytest.fixture(scope="session", autouse=True)
+def shared_caches():
+    """The machine's shared caches (``graders.machine.caches()``), made as ``autograde`` makes them before its first
+    run folder: a test that makes a run folder or a warm slot itself finds them, in a fresh HOME (CI's, each
+    worker's) as in a used one."""
+    from graders import machine
+
+    machine.caches()
+
+
+# ---- the tiers: a test's folder is its tier ----------------------------------------------------------
+# tests/unit/<package>/: no notebook run, no nbgrader, no server; tests/judge/: the in-process tier (every test
+# cell in one kernel per notebook); tests/e2e/<package>/: nbgrader, whole notebooks, servers, Slurm. The folder
+# applies the tier's markers, so `-m "not slow"` selects the unit tier and `-m judge` the in-process one; a test
+# that marks itself with another tier's marker, or sits outside the three folders, stops the run.
+TIERS = {"unit": ("unit (no notebook run)", ()),
+         "judge": ("in-process (every test cell in one kernel per notebook)", ("judge", "slow")),
+         "e2e": ("end-to-end (nbgrader, whole notebooks, servers)", ("slow",))}
+FOREIGN = {"unit": {"slow", "judge"}, "judge": set(), "e2e": {"judge"}}   # markers that say another tier
 _tier_time: dict[str, list[float]] = {}
 
 
+def tier_of(path: Path) -> str | None:
+    try:
+        parts = path.resolve().relative_to(REPO / "tests").parts
+    except ValueError:   # not below tests/
+        return None
+    return parts[0] if len(parts) > 1 and parts[0] in TIERS else None
+
+
+_misplaced: list[str] = []
+
+
+def pytest_itemcollected(item):
+    """The tier's markers, as each test is collected: before any hook that selects by them (``-m``)."""
+    tier = tier_of(item.path)
+    own = {m.name for m in item.iter_markers()}
+    if tier is None:
+        _misplaced.append(f"{item.nodeid}: outside tests/unit, tests/judge and tests/e2e")
+        return
+    if own & FOREIGN[tier]:
+        _misplaced.append(f"{item.nodeid}: marked {sorted(own & FOREIGN[tier])} but in tests/{tier}/")
+        return
+    for name in TIERS[tier][1]:
+        item.add_marker(name)
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
-    for item in items:
-        marks = {m.name for m in item.iter_markers()}
-        _tier_of[item.nodeid] = next((tier for tier in TIERS if tier in marks), "unit")
+    if _misplaced:
+        raise pytest.UsageError("a test's folder is its tier (tests/conftest.py):\n  " + "\n  ".join(_misplaced))
 
 
+# ---- test time by tier, printed at the end of every run (the figures the CI log shows) ---------------
 def pytest_runtest_logreport(report):
-    tier = _tier_of.get(report.nodeid, "unit")
+    # from the test's path: under pytest-xdist the reports come to a process that collected nothing
+    tier = tier_of(REPO / report.nodeid.split("::")[0]) or "unit"
     counts = _tier_time.setdefault(tier, [0, 0.0])
     counts[1] += report.duration
     if report.when == "call":
@@ -46,6 +102,6 @@ def pytest_runtest_logreport(report):
 
 def pytest_terminal_summary(terminalreporter):
     terminalreporter.write_sep("-", "test time by tier")
-    for tier in ("unit", *TIERS):
+    for tier, (title, _markers) in TIERS.items():
         count, seconds = _tier_time.get(tier, [0, 0.0])
-        terminalreporter.write_line(f"{TIERS.get(tier, 'unit (no notebook run)')}: {count} tests, {seconds:.0f} s")
+        terminalreporter.write_line(f"{title}: {count} tests, {seconds:.0f} s")

@@ -10,9 +10,11 @@ tests make small notebooks with them::
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -88,43 +90,57 @@ def save(nb, path) -> None:
 CONFIG_FILE = Path(__file__).resolve().parents[2] / "colab" / "config.json"
 
 
-def course_config(path: Path = CONFIG_FILE) -> dict:
-    """Where the course lives on GitHub: ``{"repo", "branch", "package_ref"}`` from ``colab/config.json``.
+@dataclass(frozen=True)
+class ColabConfig:
+    """Where the course lives on GitHub, from ``colab/config.json``.
 
     It is the one place that names the repository; ``python -m graders links`` changes it and
-    everything built from it (badges, Colab links, the set-up cell's install source).
+    everything built from it (badges, Colab links, the set-up cell's install source). Read it once
+    where a command starts (:meth:`load`) and pass it down.
     """
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    return {"repo": data["repo"], "branch": data["branch"], "package_ref": data.get("package_ref") or None}
+
+    repo: str
+    branch: str
+    package_ref: str | None = None  # a tag or commit for the helper package; None: the branch
+
+    @classmethod
+    def load(cls, path: Path = CONFIG_FILE) -> ColabConfig:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return cls(data["repo"], data["branch"], data.get("package_ref") or None)
+
+    @property
+    def package_label(self) -> str:
+        """The ref the helper package is installed from: its own ref, else the branch."""
+        return self.package_ref or self.branch
 
 
-def configure(repo: str, branch: str, package_ref: str | None = None) -> None:
-    """Point this module's generated parts at another repository (used by ``graders links``)."""
-    global COURSE_REPO, COURSE_BRANCH, COURSE_PACKAGE_REF
-    COURSE_REPO, COURSE_BRANCH, COURSE_PACKAGE_REF = repo, branch, package_ref
+def course_config(path: Path = CONFIG_FILE) -> dict:
+    """:class:`ColabConfig` as a dict, ``{"repo", "branch", "package_ref"}``."""
+    return dataclasses.asdict(ColabConfig.load(path))
 
 
-_config = course_config()
-COURSE_REPO: str = _config["repo"]
-COURSE_BRANCH: str = _config["branch"]
-COURSE_PACKAGE_REF: str | None = _config["package_ref"]  # a tag or commit for the helper package; None: the branch
 COLAB_BADGE_SVG = "https://colab.research.google.com/assets/colab-badge.svg"
 
 
-def colab_url(name: str, repo: str | None = None, branch: str | None = None) -> str:
+def colab_url(name: str, repo: str | None = None, branch: str | None = None,
+              config: ColabConfig | None = None) -> str:
     """The Colab address that opens the student notebook ``notebooks/NAME.ipynb`` from GitHub."""
-    return (f"https://colab.research.google.com/github/{repo or COURSE_REPO}/blob/"
-            f"{branch or COURSE_BRANCH}/notebooks/{name}.ipynb")
+    if repo is None or branch is None:
+        config = config or ColabConfig.load()
+    return (f"https://colab.research.google.com/github/{repo or config.repo}/blob/"
+            f"{branch or config.branch}/notebooks/{name}.ipynb")
 
 
-def badge(name: str, repo: str | None = None, branch: str | None = None) -> str:
+def badge(name: str, repo: str | None = None, branch: str | None = None, config: ColabConfig | None = None) -> str:
     """The "Open in Colab" badge (markdown) for the student notebook ``NAME``."""
-    return f"[![Open In Colab]({COLAB_BADGE_SVG})]({colab_url(name, repo, branch)})"
+    return f"[![Open In Colab]({COLAB_BADGE_SVG})]({colab_url(name, repo, branch, config)})"
 
 
-def package_source(repo: str | None = None, ref: str | None = None) -> str:
+def package_source(repo: str | None = None, ref: str | None = None, config: ColabConfig | None = None) -> str:
     """What pip installs the helper package from: ``git+https://github.com/REPO@REF``."""
-    return f"git+https://github.com/{repo or COURSE_REPO}@{ref or COURSE_PACKAGE_REF or COURSE_BRANCH}"
+    if repo is None or ref is None:
+        config = config or ColabConfig.load()
+    return f"git+https://github.com/{repo or config.repo}@{ref or config.package_label}"
 
 
 def package_version() -> str:
@@ -195,11 +211,11 @@ def markers(texts: tuple[str, ...], indent: int, width: int = 112) -> str:
     return ("\n" + " " * indent).join(lines + [line[:-2] + ")"])
 
 
-def setup_source(extra_imports: str = "") -> str:
+def setup_source(extra_imports: str = "", config: ColabConfig | None = None) -> str:
     from gpucourse.bootstrap import NOT_FOUND, OFFLINE  # what pip and git say, shared with the package
 
-    text = SETUP_SOURCE.format(version=package_version(), source=package_source(), offline=markers(OFFLINE, 34),
-                               not_found=markers(NOT_FOUND, 36)).strip("\n") + "\n"
+    text = SETUP_SOURCE.format(version=package_version(), source=package_source(config=config),
+                               offline=markers(OFFLINE, 34), not_found=markers(NOT_FOUND, 36)).strip("\n") + "\n"
     if extra_imports and extra_imports.strip():
         text = text.rstrip("\n") + "\n\n" + _src(extra_imports) + "\n"
     return text
@@ -214,6 +230,6 @@ def setup_extras(source: str) -> str:
     return ""
 
 
-def setup_cell(extra_imports: str = "") -> "nbformat.NotebookNode":
+def setup_cell(extra_imports: str = "", config: ColabConfig | None = None) -> nbformat.NotebookNode:
     """The shared first code cell (id and grade_id ``setup``), with optional extra lines of the notebook's own."""
-    return setup("setup", setup_source(extra_imports))
+    return setup("setup", setup_source(extra_imports, config))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+import logging
 import os
 import re
 import shutil
@@ -23,6 +24,8 @@ from pathlib import Path
 from graders import nbtools
 from graders.grading.cores import cores_shared
 from graders.paths import REPO, SOLUTIONS, notebook_names
+
+log = logging.getLogger(__name__)
 
 DEFAULT_OUT = REPO / "book" / "_build"
 MARKER_LINE = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[^\n]*\n?", re.M)
@@ -127,9 +130,9 @@ def execute(name: str, quick: bool, timeout: int, solutions: str) -> tuple:
     import nbformat
     from nbclient import NotebookClient
 
-    os.environ["COURSE_QUICK"] = "1" if quick else "0"
-    os.environ.pop("MPLBACKEND", None)  # the kernel's inline backend makes the figures
-    os.environ.pop("NBGRADER_EXECUTION", None)
+    # the kernel's environment: the inline backend makes the figures (no MPLBACKEND), not graded (no NBGRADER_*)
+    env = {k: v for k, v in os.environ.items() if k not in ("MPLBACKEND", "NBGRADER_EXECUTION")}
+    env["COURSE_QUICK"] = "1" if quick else "0"
     nb = reader_copy(nbtools.read(Path(solutions) / f"{name}.ipynb"))
     start = time.perf_counter()
     error = ""
@@ -137,7 +140,7 @@ def execute(name: str, quick: bool, timeout: int, solutions: str) -> tuple:
         client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False,
                                 store_widget_state=False, resources={"metadata": {"path": work}})
         try:
-            client.execute()
+            client.execute(env=env)
         except Exception as exc:  # keep what ran; the page and the exit status say what failed
             error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else ''}"
     return nbformat.writes(nb), time.perf_counter() - start, error
@@ -201,8 +204,8 @@ def build_book(out: Path = DEFAULT_OUT, names: list[str] | None = None, quick: b
     if not data_present():  # once, here: notebooks running side by side must not write it at the same time
         ensure_data()
     if progress:
-        print(f"book: running {len(names)} notebook(s) in {'quick' if quick else 'full'} mode, {jobs} at a time",
-              flush=True)
+        log.info("book: running %d notebook(s) in %s mode, %d at a time", len(names), "quick" if quick else "full",
+                 jobs)
     with cores_shared(jobs), ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = {pool.submit(execute, name, quick, timeout, str(solutions)): name for name in order}
         results = {}
@@ -211,8 +214,8 @@ def build_book(out: Path = DEFAULT_OUT, names: list[str] | None = None, quick: b
             text, seconds, error = future.result()
             results[name] = (nbformat.reads(text, as_version=4), seconds, error)
             if progress:
-                print(f"  [{len(results)}/{len(names)}] {name}: {seconds:.0f} s"
-                      + (f"  FAILED: {error}" if error else ""), flush=True)
+                log.info("  [%d/%d] %s: %.0f s%s", len(results), len(names), name, seconds,
+                         f"  FAILED: {error}" if error else "")
 
     titles = {name: nbtools.title(results[name][0], name) for name in names}
     chapters = []

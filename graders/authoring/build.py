@@ -19,7 +19,11 @@ import tempfile
 from pathlib import Path
 
 from graders import course, nbtools
-from graders.paths import NOTEBOOKS, REPO, SOLUTIONS, notebook_names
+from graders.authoring import ColabConfig, links, source
+from graders.authoring.fixtures import FixtureError
+from graders.authoring.samples import write_samples
+from graders.errors import InputError
+from graders.paths import NOTEBOOKS, REPO, SAMPLES, SOLUTIONS, notebook_names
 
 PACKAGE = REPO / "gpucourse"
 SAVE_KEY = "gpucourse"
@@ -38,35 +42,63 @@ def median_ms(fn, device, warmup: int = 3, repeats: int = 10) -> float:
 }
 
 
-class BuildError(ValueError):
-    """A source the build cannot use, said so that its author can mend it."""
+class BuildError(InputError):
+    """A source the build cannot use, said so that its author can mend it (``python -m graders build`` exits 1)."""
+
+    exit_code = 1
+
+    def __init__(self, message: str):
+        super().__init__(f"stopped, nothing after this was written: {message}")
 
 
-def build(out: Path = NOTEBOOKS, names: list[str] | None = None, package: Path | None = None) -> list[Path]:
+def build(out: Path = NOTEBOOKS, names: list[str] | None = None, package: Path | None = None,
+          config: ColabConfig | None = None) -> list[Path]:
+    """:func:`build_all`, and a fixture that cannot be read or a missing source said as a :class:`BuildError`."""
+    try:
+        return build_all(out, names, package, config)
+    except (FixtureError, FileNotFoundError) as exc:
+        raise BuildError(str(exc)) from exc
+
+
+def build_all(out: Path, names: list[str] | None, package: Path | None, config: ColabConfig | None) -> list[Path]:
     """Generate everything (see the module's docstring); return the files that changed.
 
     Building into the repository's ``notebooks/`` regenerates all of it. Building elsewhere (``out``)
     writes only the student notebooks there, from the committed ``solutions/``; the generated helper
-    modules go into ``package`` when one is given.
+    modules go into ``package`` when one is given. ``config``: the course's Colab configuration
+    (default: ``colab/config.json`` as it is now).
     """
+    config = config or ColabConfig.load()
     names = names or notebook_names()
     in_repo = Path(out).resolve() == NOTEBOOKS.resolve()
-    changed = write_solutions(names) if in_repo else []
+    changed = write_solutions(names, config) if in_repo else []
     if package is None and in_repo:
         package = PACKAGE
     changed += write_saved(package) if package is not None else []
     changed += write_students(out, names)
     if in_repo:
-        changed += write_samples_and_tables()
+        changed += write_samples_and_tables(config)
     return changed
 
 
-def solution_text(name: str) -> str:
-    """What ``solutions/NAME.ipynb`` must hold, made from the source; the exercises' fixtures checked."""
-    from graders.authoring import source
-    from graders.authoring.fixtures import FixtureError
+def relink(repo: str | None = None, branch: str | None = None, package_ref: str | None = None,
+           rebuild: bool = True) -> list[Path]:
+    """Write the Colab configuration (when given) and bring every link in line with it; return changed files."""
+    if repo or branch or package_ref:
+        current = ColabConfig.load(links.CONFIG)
+        links.write_config(repo or current.repo, branch or current.branch, package_ref or current.package_ref,
+                           links.CONFIG)
+    config = ColabConfig.load(links.CONFIG)
+    changed = links.rewrite_text_files(config) + links.write_tables(config)
+    changed += write_solutions(notebook_names(), config)  # badges and set-up cells: cheap, no nbgrader
+    if rebuild:
+        changed += build(config=config)
+    return changed
 
-    nb = nbtools.tidy(source.solution(name))
+
+def solution_text(name: str, config: ColabConfig | None = None) -> str:
+    """What ``solutions/NAME.ipynb`` must hold, made from the source; the exercises' fixtures checked."""
+    nb = nbtools.tidy(source.solution(name, config))
     try:
         mistakes, _ = source.fixture_lists(name)
     except FixtureError as exc:
@@ -85,11 +117,12 @@ def solution_text(name: str) -> str:
     return nbformat.writes(nb) + "\n"
 
 
-def write_solutions(names: list[str]) -> list[Path]:
+def write_solutions(names: list[str], config: ColabConfig | None = None) -> list[Path]:
+    config = config or ColabConfig.load()
     changed = []
     for name in names:
         target = SOLUTIONS / f"{name}.ipynb"
-        text = solution_text(name)
+        text = solution_text(name, config)
         if not target.exists() or target.read_text(encoding="utf-8") != text:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
@@ -97,14 +130,10 @@ def write_solutions(names: list[str]) -> list[Path]:
     return changed
 
 
-def write_samples_and_tables() -> list[Path]:
-    from graders.authoring import links
-    from graders.authoring.samples import write_samples
-    from graders.paths import SAMPLES
-
+def write_samples_and_tables(config: ColabConfig | None = None) -> list[Path]:
     before = {p: p.read_bytes() for p in SAMPLES.rglob("*.ipynb")}
     changed = [p for p in write_samples(SAMPLES) if before.get(p) != p.read_bytes()]
-    return changed + links.write_tables()
+    return changed + links.write_tables(config)
 
 
 def write_students(out: Path, names: list[str]) -> list[Path]:
@@ -157,8 +186,8 @@ def saved_module(module: str) -> str:
         raise ValueError(f"no solution cell is marked {{'{SAVE_KEY}': {{'save': '{module}'}}}}")
     sources = sorted({nb for nb, _ in cells})
     imports, bodies = {"import torch", *spec["imports"]}, []
-    for _nb, source in cells:
-        cell_imports, rest = _split_imports(source)
+    for _nb, answer in cells:
+        cell_imports, rest = _split_imports(answer)
         imports.update(cell_imports)
         bodies.append(rest)
     header = (f'"""{spec["doc"]}\n\n'

@@ -31,16 +31,55 @@ unless it says ``hidden-only (<why no visible check can see it>)``, e.g.
 from __future__ import annotations
 
 import re
+import textwrap
+from dataclasses import dataclass
 
-from graders.mistakes import Mistake
+from graders.errors import InputError
 
 HIDDEN_ONLY = re.compile(r"hidden-only\s*\(([^)]+)\)")
 HEADING = re.compile(r"^\*\*(mistake|alternative) `([^`]+)`\*\*([^:]*)(?::\s*(.*))?$")
 FENCE = re.compile(r"^```(\w*)\s*$")
 
 
-class FixtureError(ValueError):
+class FixtureError(InputError):
     """A fixture that cannot be read, or a mistake that no longer applies to the reference."""
+
+    exit_code = 1  # as the build's own errors
+
+
+@dataclass(frozen=True)
+class FixtureAnswer:
+    """What a fixture puts in an exercise's answer cell: a mistake or an alternative."""
+
+    key: str                 # short name, unique within the notebook
+    cell: str                # grade_id of the answer cell it replaces
+    source: str              # what the student wrote instead of the reference answer
+
+    @property
+    def code(self) -> str:
+        return textwrap.dedent(self.source).strip("\n") + "\n"
+
+
+@dataclass(frozen=True)
+class Mistake(FixtureAnswer):
+    """A common mistake: it must lose exactly the points of the test cells it names."""
+
+    loses: tuple[str, ...]   # grade_ids of the test cells that must fail
+    why: str = ""            # the misconception, for people reading the fixtures
+    sample: bool = False     # part of the sample "mistakes" student
+    hidden_only: str = ""    # why no visible check can flag it (hard-coding, for instance); "" = one must
+
+
+@dataclass(frozen=True)
+class Alternative(FixtureAnswer):
+    """A correct answer written differently from the reference: it must score full marks."""
+
+    why: str = ""            # how it differs from the reference
+
+    # An alternative loses nothing; these let the checks treat both kinds alike.
+    loses = ()
+    sample = False
+    hidden_only = ""
 
 
 def apply_diff(reference: str, diff: str, label: str) -> str:
@@ -51,6 +90,9 @@ def apply_diff(reference: str, diff: str, label: str) -> str:
         new = [text for mark, text in hunk if mark in " +"]
         if not old:
             raise FixtureError(f"{label}: hunk {number} has no context or removed line to find its place")
+        if old != new and _code_lines(old) == _code_lines(new):
+            raise FixtureError(f"{label}: hunk {number} changes only blank lines or spaces, not the code: "
+                               "remove it, or make it change what the answer does")
         at = [i for i in range(len(lines) - len(old) + 1) if lines[i:i + len(old)] == old]
         if len(at) != 1:
             where = "are not in" if not at else f"occur {len(at)} times in"
@@ -58,6 +100,11 @@ def apply_diff(reference: str, diff: str, label: str) -> str:
                                + "\n".join(old))
         lines[at[0]:at[0] + len(old)] = new
     return "\n".join(lines)
+
+
+def _code_lines(lines: list[str]) -> list[tuple[int, str]]:
+    """What a Python reader sees of ``lines``: each non-blank line's indentation and its words without spaces."""
+    return [(len(line) - len(line.lstrip()), "".join(line.split())) for line in lines if line.strip()]
 
 
 def _hunks(diff: str, label: str) -> list[list[tuple[str, str]]]:
@@ -77,7 +124,7 @@ def _hunks(diff: str, label: str) -> list[list[tuple[str, str]]]:
     return [h for h in hunks if h]
 
 
-def parse(text: str, cell: str, reference: str) -> tuple[list[Mistake], list[Mistake]]:
+def parse(text: str, cell: str, reference: str) -> tuple[list[Mistake], list[Alternative]]:
     """The mistakes and alternatives a fixture cell lists for answer cell ``cell``."""
     mistakes, alternatives = [], []
     lines = text.split("\n")
@@ -105,7 +152,7 @@ def parse(text: str, cell: str, reference: str) -> tuple[list[Mistake], list[Mis
         else:
             if loses:
                 raise FixtureError(f"{label}: an alternative loses nothing; one that loses points is a mistake")
-            alternatives.append(Mistake(key, cell, body, (), why or ""))
+            alternatives.append(Alternative(key, cell, body, why or ""))
     return mistakes, alternatives
 
 
@@ -122,7 +169,7 @@ def _block(lines: list[str], i: int, language: str, label: str) -> tuple[str, in
     return "\n".join(lines[i + 1:end]), end + 1
 
 
-def render(mistakes: list[Mistake], alternatives: list[Mistake], diffs: dict[str, str], cell: str) -> str:
+def render(mistakes: list[Mistake], alternatives: list[Alternative], diffs: dict[str, str], cell: str) -> str:
     """The markdown of a fixture cell (``diffs``: mistake key -> its diff text)."""
     parts = [f"### Mistakes and correct alternatives for `{cell}` (author-only: in no generated notebook)"]
     for m in mistakes:

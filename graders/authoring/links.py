@@ -1,7 +1,8 @@
-"""Every Colab link and badge of the course, made from one configured place: ``colab/config.json``.
+"""Every Colab link and badge of the course, made from one configured place: ``colab/config.json``
+(:class:`graders.authoring.ColabConfig`, read once by the command and passed down).
 
 ``python -m graders links --repo OWNER/NAME --branch BRANCH`` writes the configuration, rewrites
-every Colab address in the README and ``docs/``, then rebuilds (``python -m graders build``): the
+every Colab address in the README and ``docs/``, then rebuilds (``graders.authoring.build.relink``): the
 notebooks' badges and set-up cells (whose install source names the repository) are made from the
 configuration, as are the start page ``colab/README.md`` and the README's table of notebooks. Run
 without arguments, it brings everything in line with the current configuration (and changes nothing
@@ -15,6 +16,8 @@ import re
 from pathlib import Path
 
 from graders import authoring
+from graders.authoring import ColabConfig
+from graders.errors import InputError
 from graders.paths import REPO, manifest, notebook_names
 
 CONFIG = authoring.CONFIG_FILE
@@ -35,10 +38,10 @@ COLAB_URL = re.compile(
 
 def write_config(repo: str, branch: str, package_ref: str | None = None, path: Path = CONFIG) -> None:
     if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo):
-        raise ValueError(f"--repo must look like OWNER/NAME, got {repo!r}")
+        raise InputError(f"--repo must look like OWNER/NAME, got {repo!r}")
     for kind, ref in (("branch", branch), ("package ref", package_ref)):
         if ref is not None and (not ref or re.search(r"[\s)\"'<>@]", ref)):
-            raise ValueError(f"not a usable {kind}: {ref!r}")
+            raise InputError(f"not a usable {kind}: {ref!r}")
     data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     data.update({"repo": repo, "branch": branch, "package_ref": package_ref})
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
@@ -53,11 +56,12 @@ def colab_links(text: str) -> list[re.Match]:
     return list(COLAB_URL.finditer(text))
 
 
-def badge_table(names: list[str] | None = None) -> str:
+def badge_table(names: list[str] | None = None, config: ColabConfig | None = None) -> str:
+    config = config or ColabConfig.load()
     titles = {entry["name"]: entry["title"] for entry in manifest()}
     rows = ["| notebook | title | open it |", "|---|---|---|"]
     for name in names or notebook_names():
-        rows.append(f"| `{name}.ipynb` | {titles[name]} | {authoring.badge(name)} |")
+        rows.append(f"| `{name}.ipynb` | {titles[name]} | {authoring.badge(name, config=config)} |")
     return "\n".join(rows)
 
 
@@ -114,9 +118,10 @@ Clone the repository, `pip install -r requirements.txt`, and run `jupyter lab`; 
 """
 
 
-def start_page(names: list[str] | None = None) -> str:
-    return START_PAGE_TEXT.format(table=badge_table(names), repo=authoring.COURSE_REPO, branch=authoring.COURSE_BRANCH,
-                                  package_ref=authoring.COURSE_PACKAGE_REF or authoring.COURSE_BRANCH)
+def start_page(names: list[str] | None = None, config: ColabConfig | None = None) -> str:
+    config = config or ColabConfig.load()
+    return START_PAGE_TEXT.format(table=badge_table(names, config), repo=config.repo, branch=config.branch,
+                                  package_ref=config.package_label)
 
 
 def text_files() -> list[Path]:
@@ -138,16 +143,17 @@ def readme_table() -> str:
 def with_readme_table(text: str) -> str:
     begin, end = README_TABLE
     if begin not in text or end not in text:
-        raise ValueError(f"README.md must hold the lines {begin!r} and {end!r}: the notebook table goes between them")
+        raise InputError(f"README.md must hold the lines {begin!r} and {end!r}: the notebook table goes between them")
     head, rest = text.split(begin, 1)
     _, tail = rest.split(end, 1)
     return f"{head}{begin}\n{readme_table()}\n{end}{tail}"
 
 
-def write_tables() -> list[Path]:
+def write_tables(config: ColabConfig | None = None) -> list[Path]:
     """Write the start page and the README's table of notebooks; return those that changed."""
     changed = []
-    for path, text in ((START_PAGE, start_page()), (README, with_readme_table(README.read_text(encoding="utf-8")))):
+    readme = with_readme_table(README.read_text(encoding="utf-8"))
+    for path, text in ((START_PAGE, start_page(config=config)), (README, readme)):
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
@@ -155,29 +161,15 @@ def write_tables() -> list[Path]:
     return changed
 
 
-def update(repo: str | None = None, branch: str | None = None, package_ref: str | None = None,
-           build: bool = True) -> list[Path]:
-    """Write the configuration (when given) and bring every link in line with it; return changed files."""
-    if repo or branch or package_ref:
-        current = authoring.course_config()
-        write_config(repo or current["repo"], branch or current["branch"], package_ref or current["package_ref"],
-                     CONFIG)
-    config = authoring.course_config()
-    authoring.configure(config["repo"], config["branch"], config["package_ref"])
+def rewrite_text_files(config: ColabConfig) -> list[Path]:
+    """Point every Colab address in the README and ``docs/`` at ``config``; return the files that changed."""
     changed: list[Path] = []
     for path in text_files():
         if path == START_PAGE:
-            continue
+            continue  # written whole by write_tables
         text = path.read_text(encoding="utf-8")
-        new = rewrite(text, config["repo"], config["branch"])
+        new = rewrite(text, config.repo, config.branch)
         if new != text:
             path.write_text(new, encoding="utf-8")
             changed.append(path)
-    changed += write_tables()
-    from graders.authoring.build import build as build_everything
-    from graders.authoring.build import write_solutions
-
-    changed += write_solutions(notebook_names())  # badges and set-up cells: cheap, no nbgrader
-    if build:
-        changed += build_everything()
     return changed

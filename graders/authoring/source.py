@@ -21,7 +21,7 @@ from pathlib import Path
 
 from graders import authoring, nbtools
 from graders.authoring import fixtures
-from graders.mistakes import Mistake
+from graders.authoring.fixtures import Alternative, Mistake
 from graders.paths import SOURCES, manifest
 
 FIXTURES_KEY = "fixtures"  # cell metadata of an author-only cell: the answer cell whose fixtures it lists
@@ -68,8 +68,9 @@ def next_paragraph(item: dict) -> str | None:
     return text + (f" {item['next']}" if item.get("next") else "")
 
 
-def solution(name: str):
+def solution(name: str, config: authoring.ColabConfig | None = None):
     """The solution notebook (``solutions/NAME.ipynb``) the source makes, author-only cells left out."""
+    config = config or authoring.ColabConfig.load()
     item = entry(name)
     cells = []
     for cell in read_text_notebook(name).cells:
@@ -83,10 +84,10 @@ def solution(name: str):
         cells.append(made)
     if not cells or cells[0].cell_type != "markdown":
         raise ValueError(f"{name}: the first cell must be markdown (the build puts the title in it)")
-    cells[0].source = f"{title_line(item)}\n\n{authoring.badge(name)}\n\n{cells[0].source}"
+    cells[0].source = f"{title_line(item)}\n\n{authoring.badge(name, config=config)}\n\n{cells[0].source}"
     for index, cell in enumerate(cells):
         if cell.id == "setup":
-            cells[index] = authoring.setup_cell(authoring.setup_extras(cell.source))
+            cells[index] = authoring.setup_cell(authoring.setup_extras(cell.source), config)
     link = next_paragraph(item)
     if link:
         cells[-1].source = f"{cells[-1].source.rstrip()}\n\n{link}"
@@ -99,7 +100,7 @@ def reference_answers(nb) -> dict[str, str]:
             for c in nb.cells if nbtools.is_solution_cell(c)}
 
 
-def fixture_lists(name: str) -> tuple[list[Mistake], list[Mistake]]:
+def fixture_lists(name: str) -> tuple[list[Mistake], list[Alternative]]:
     """Every mistake and every alternative the source lists, in source order."""
     path = source_path(name)
     if not path.exists():
@@ -109,7 +110,7 @@ def fixture_lists(name: str) -> tuple[list[Mistake], list[Mistake]]:
 
 
 @functools.lru_cache(maxsize=32)
-def _fixture_lists(name: str, mtime_ns: int) -> tuple[tuple[Mistake, ...], tuple[Mistake, ...]]:
+def _fixture_lists(name: str, mtime_ns: int) -> tuple[tuple[Mistake, ...], tuple[Alternative, ...]]:
     """Read once per version of the source: the mistakes and the alternatives are asked for apart."""
     text_notebook = read_text_notebook(name)
     answers = reference_answers(text_notebook)  # the build adds nothing to the answer cells

@@ -14,30 +14,28 @@ def add_arguments(p):
     p.add_argument("--shard", default=None, metavar="i/n",
                    help="grade only shard i of n (students split by a hash of their id); combine with merge")
     p.add_argument("--students", nargs="*", default=None, help="grade only these students (a regrade)")
-    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--quiet", action="store_true", help="no progress lines (as `python -m graders -q autograde`)")
     p.add_argument("--check", action="store_true",
                    help="grade nothing: say what protects this machine (the OS sandbox, tried with each escape a "
                         "submission might attempt; the warm start; the in-kernel guard; the limits)")
 
 
 def run(args) -> int:
-    from graders.grading.autograde import NothingToGrade, autograde, parse_shard, print_table
+    from graders.errors import InputError
+    from graders.grading.autograde import autograde, parse_shard, table_lines
+    from graders.limits import Limits
     from graders.paths import is_course
     if args.check:
-        from graders.grading.sandbox import report
+        from graders.grading.protection import report
         lines = report()
         print("\n".join(lines))
         return 1 if any(line.lstrip().startswith("FAIL") for line in lines) else 0
     if args.submissions is None:
-        print("autograde: say which SUBMISSIONS folder to grade (or --check)")
-        return 2
+        raise InputError("say which SUBMISSIONS folder to grade (or --check)")
     out = args.out or (args.submissions if is_course(args.submissions) else Path("graded"))
-    try:
-        rows = autograde(args.submissions, out, names=args.notebooks, jobs=args.jobs,
-                         shard=parse_shard(args.shard), progress=not args.quiet, students=args.students)
-    except NothingToGrade as error:
-        print(f"autograde: {error}")
-        return 2
-    print_table(rows)
+    rows = autograde(args.submissions, out, names=args.notebooks, jobs=args.jobs,
+                     shard=parse_shard(args.shard), students=args.students,
+                     progress=not (args.quiet or getattr(args, "global_quiet", False)), limits=Limits.from_env())
+    print("\n".join(table_lines(rows)))
     print(f"\nwrote {out / 'grades.csv'} ({len(rows)} rows: every student and notebook graded into this folder so far)")
     return 0

@@ -23,15 +23,15 @@ def add_arguments(p):
 
 
 def run(args) -> int:
+    from graders.errors import InputError
     from graders.intake.collect import collect, looks_for
+    from graders.limits import Limits
+
     if not args.download.exists():
-        print(f"collect: {args.download} does not exist")
-        return 2
-    try:
-        result = collect(args.download, args.course, names=args.notebooks, roster=args.roster, times=args.times)
-    except ValueError as error:  # a download inside submitted/, a roster (RosterError) or times file that is none
-        print(f"collect: {error}")
-        return 2
+        raise InputError(f"{args.download} does not exist")
+    # a download inside submitted/, a roster (RosterError) or times file that is none: an InputError, said by __main__
+    result = collect(args.download, args.course, names=args.notebooks, roster=args.roster, times=args.times,
+                     limits=Limits.from_env(), echo=print)
     if result.refused:
         print(f"collect: refused {len(result.refused)} file(s) of {args.download}: their layout is no LMS's that "
               f"collect knows, and reading them as another LMS's would misfile them. Each is listed in "

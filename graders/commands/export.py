@@ -52,25 +52,22 @@ def split_ids(values: list[str]) -> dict[str, str]:
 def run(args) -> int:
     from nbgrader.api import Gradebook
 
-    from graders.export.lms import EXPORTERS, ExportRefused
-    from graders.intake.roster import RosterError
+    from graders.errors import InputError
+    from graders.export.lms import EXPORTERS
     from graders.paths import COURSE_ID
 
     root = args.course.resolve()
     if not (root / "gradebook.db").exists() and (root / "course" / "gradebook.db").exists():
         root = root / "course"
     if not (root / "gradebook.db").exists():
-        print(f"export: no gradebook.db in {args.course}")
-        return 2
+        raise InputError(f"no gradebook.db in {args.course}")
     try:
         overall, per = split_due(args.due)
         column_ids = split_ids(args.column_id)
-    except ValueError as error:
-        print(f"export: bad --due or --column-id: {error}")
-        return 2
+    except ValueError as error:  # the arguments as typed
+        raise InputError(f"bad --due or --column-id: {error}") from error
     if column_ids and args.lms != "blackboard":
-        print("export: --column-id is for --lms blackboard")
-        return 2
+        raise InputError("--column-id is for --lms blackboard")
     name = "lms" if args.lms == "generic" else args.lms
     dest = (args.out or Path(f"grades_{name}.csv")).resolve()
     options = dict(to=str(dest), due=overall, due_by_notebook=per, manifest=str(root / "collect_manifest.csv"),
@@ -79,11 +76,8 @@ def run(args) -> int:
         options["column_ids"] = column_ids
     plugin = EXPORTERS[args.lms](**options)
     plugin.announce = lambda text: print("  WARNING", text)   # said before the file is written
-    try:
-        with Gradebook(f"sqlite:///{root / 'gradebook.db'}", course_id=COURSE_ID) as gb:
-            plugin.export(gb)
-    except (RosterError, ExportRefused) as error:
-        print(f"export: {error}")
-        return 2
+    # a roster that cannot be used (RosterError) or a file the LMS would reject (ExportRefused): said by __main__
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", course_id=COURSE_ID) as gb:
+        plugin.export(gb)
     print(f"wrote {dest}")
     return 0

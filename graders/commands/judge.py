@@ -29,9 +29,9 @@ def resolve(names: list[str]) -> list[str]:
 
 def with_exercise(names: list[str], exercise: str) -> list[str]:
     """The notebooks among ``names`` (all where none are named) that have the answer cell ``exercise``."""
-    from graders.checks.judge import answer_cells
-    from graders.checks.kernel import solution_notebook
     from graders.paths import notebook_names
+    from graders.qa.judge import answer_cells
+    from graders.qa.kernel import solution_notebook
 
     found = [n for n in names or notebook_names() if exercise in answer_cells(solution_notebook(n))]
     if not found:
@@ -62,9 +62,11 @@ def seen(v) -> str:
 def run(args) -> int:
     import time
 
-    from graders.checks.judge import Coverage, judge_notebook, record
+    from graders.limits import Limits
     from graders.paths import notebook_names
+    from graders.qa.judge import Coverage, judge_notebook, record
 
+    limits = Limits.from_env()
     names = resolve(args.notebooks)
     if args.exercise:
         names = with_exercise(names, args.exercise)
@@ -72,7 +74,7 @@ def run(args) -> int:
     start = time.monotonic()
     verdicts, coverage = [], []
     for name in names:
-        mine = judge_notebook(name, args.exercise, args.timeout)
+        mine = judge_notebook(name, args.exercise, args.timeout, limits=limits)
         for v in mine:
             print(line(v), flush=True)
         verdicts += mine

@@ -13,12 +13,12 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from graders import authoring
-    from graders.authoring.links import update
+    from graders.authoring import ColabConfig
+    from graders.authoring.build import relink
 
-    changed = update(args.repo, args.branch, args.package_ref, build=not args.no_build)
-    config = authoring.course_config()
-    print(f"course at {config['repo']} (branch {config['branch']}"
-          + (f", helper package from {config['package_ref']}" if config["package_ref"] else "") + ")")
+    changed = relink(args.repo, args.branch, args.package_ref, rebuild=not args.no_build)
+    config = ColabConfig.load()
+    print(f"course at {config.repo} (branch {config.branch}"
+          + (f", helper package from {config.package_ref}" if config.package_ref else "") + ")")
     print(f"{len(changed)} file(s) changed" + "".join(f"\n  {Path(p)}" for p in changed))
     return 0

@@ -11,9 +11,11 @@ def add_arguments(p):
 
 def run(args) -> int:
     from graders import course
+    from graders.errors import InputError
     from graders.grading import review
-    from graders.grading.autograde import print_table
+    from graders.grading.autograde import table_lines
     from graders.grading.merge import merge_gradebooks, merge_reviews, merge_tables, seed_course
+    from graders.limits import Limits
     from graders.paths import course_root, notebook_names
 
     names = args.notebooks or notebook_names()
@@ -21,14 +23,13 @@ def run(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     missing = [str(s) for s in args.shards if not (Path(s) / "grades.csv").exists()]
     if missing:  # a shard that never finished: say which, merge nothing, lose nothing
-        print(f"merge: no grades.csv in {', '.join(missing)} (that shard did not finish): grade it again first")
-        return 2
+        raise InputError(f"no grades.csv in {', '.join(missing)} (that shard did not finish): grade it again first")
     shard_courses = [course_root(Path(s).resolve()) for s in args.shards]
     seed_course(course_root(out), shard_courses[0])
-    course.ensure(course_root(out), names)
+    course.ensure(course_root(out), names, limits=Limits.from_env())
     count = merge_gradebooks(course_root(out), shard_courses)
     merge_tables(out, args.shards, names)
     merge_reviews(out, args.shards)
-    print_table(review.reapply(out))  # every decision, the shards' and this folder's, applied
+    print("\n".join(table_lines(review.reapply(out))))  # every decision, the shards' and this folder's, applied
     print(f"\nmerged {count} submissions from {len(args.shards)} shards into {out}")
     return 0

@@ -35,33 +35,29 @@ def _show(rows, store) -> None:
 
 
 def run(args) -> int:
+    from graders.errors import InputError
     from graders.grading import review
 
     folder = args.graded.resolve()
     if not (folder / "grades.csv").exists():
-        print(f"{folder / 'grades.csv'} not found: run `python -m graders autograde` first")
-        return 2
+        raise InputError(f"{folder / 'grades.csv'} not found: run `python -m graders autograde` first")
     store = review.Store(folder)
     target = args.accept or args.reject
     if target is None:
         if args.score is not None:
-            print("--score needs --accept or --reject")
-            return 2
-        from graders.grading.autograde import read_csv
+            raise InputError("--score needs --accept or --reject")
+        from graders.grading.grades_csv import read_csv
         _show(read_csv(folder), store)
         return 0
     student, notebook = target
     finding = store.findings.get(review.key(student, notebook))
     if finding is None:
-        print(f"{student}/{notebook} has no finding to review in {store.path}")
-        return 2
+        raise InputError(f"{student}/{notebook} has no finding to review in {store.path}")
     if args.accept and args.score is None and not finding.ran:
-        print(f"{student}/{notebook} was not run, so there is no score to accept: give --score, or grade it "
-              "again with GRADER_RUN_FLAGGED=1")
-        return 2
+        raise InputError(f"{student}/{notebook} was not run, so there is no score to accept: give --score, or grade "
+                         "it again with GRADER_RUN_FLAGGED=1")
     if args.score is not None and not 0 <= args.score <= sum(mx for _, mx in finding.cells.values()):
-        print(f"--score {args.score:g} is outside 0..{sum(mx for _, mx in finding.cells.values()):g}")
-        return 2
+        raise InputError(f"--score {args.score:g} is outside 0..{sum(mx for _, mx in finding.cells.values()):g}")
     entry = store.decide(student, notebook, "accept" if args.accept else "reject", args.score, args.note)
     store.save()
     rows = review.reapply(folder)

@@ -11,8 +11,10 @@ def add_arguments(p):
 
 def run(args) -> int:
     if args.check is not None:
-        from graders.checks.sample_check import check
-        return 1 if check(args.check) else 0
+        from graders.qa.sample_check import check, verdict
+        expected, problems = check(args.check)
+        print("\n".join(verdict(expected, problems)))
+        return 1 if problems else 0
     from graders.authoring.samples import write_samples
     from graders.paths import SAMPLES
     for path in write_samples(args.out or SAMPLES):

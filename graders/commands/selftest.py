@@ -10,7 +10,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from graders.checks.selftest import selftest
+    from graders.qa.selftest import selftest
     problems = selftest(args.notebooks or None, args.out, jobs=args.jobs)
     print("\n".join(problems) if problems else "selftest: every score is as expected")
     return 1 if problems else 0

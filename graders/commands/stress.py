@@ -7,7 +7,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from graders.checks.stress import stress
+    from graders.qa.stress import stress
 
     problems = stress(args.notebooks or None, args.repeats)
     print("\n".join(problems) if problems else f"stress: every run as expected ({args.repeats} per test)")

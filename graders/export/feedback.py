@@ -28,6 +28,8 @@ from pathlib import Path
 import nbformat
 
 from graders import course, nbtools
+from graders.csvfile import read_rows
+from graders.errors import InputError
 from graders.paths import course_root
 
 HIDDEN_NOTE = "# (hidden tests ran here; their code is not shown)\n"
@@ -35,6 +37,10 @@ HIDDEN_NOTE = "# (hidden tests ran here; their code is not shown)\n"
 MORE_CHECKED = "The visible checks passed; the hidden tests check more cases and found: "
 #: the exceptions of gpucourse.checks that IPython shows as one tagged line (no code in it)
 ONE_LINE = {"CheckFailed", "Unanswered", "RequirementFailed"}
+
+
+class ResultsMissing(InputError, FileNotFoundError):
+    """The graded folder lacks what ``autograde`` writes (its gradebook, its grades tables)."""
 
 
 def error_line(output) -> list[str]:
@@ -141,7 +147,7 @@ def student_feedback(graded_dir: Path, dest: Path,
     """
     root = course_root(Path(graded_dir))
     if not (root / "gradebook.db").exists():
-        raise FileNotFoundError(f"{root / 'gradebook.db'} not found: run `python -m graders autograde` first")
+        raise ResultsMissing(f"{root / 'gradebook.db'} not found: run `python -m graders autograde` first")
     names = names or sorted(p.name for p in (root / "release").iterdir() if p.is_dir())
     work = Path(tempfile.mkdtemp(prefix="feedback-"))
     written, problems = [], []
@@ -167,7 +173,8 @@ def student_feedback(graded_dir: Path, dest: Path,
                                                                 if not nbtools.is_test_cell(c))
             if not any((work / "autograded").glob(f"*/{name}")):
                 continue
-            result = course.api(work).generate_feedback(name, force=True)
+            with course.venv_on_path():  # a gradebook nbgrader may create runs alembic
+                result = course.api(work).generate_feedback(name, force=True)
             if not result["success"]:
                 raise RuntimeError(f"nbgrader generate_feedback {name} failed:\n{result['log']}\n{result['error']}")
             secret = hidden_lines(nbtools.read(root / "source" / name / f"{name}.ipynb")) \
@@ -190,11 +197,6 @@ def student_feedback(graded_dir: Path, dest: Path,
 
 
 # ---------------------------------------------------------------------------------------------
-def _read_csv(path: Path) -> list[dict]:
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
 def class_summary(graded_dir: Path, dest: Path | None = None) -> list[dict]:
     """Per exercise: students, passed (full marks), pass rate, mean share of the points.
 
@@ -204,8 +206,11 @@ def class_summary(graded_dir: Path, dest: Path | None = None) -> list[dict]:
     graded_dir = Path(graded_dir)
     dest = Path(dest or graded_dir)
     dest.mkdir(parents=True, exist_ok=True)
-    detail = _read_csv(graded_dir / "grades_detail.csv")
-    grades = _read_csv(graded_dir / "grades.csv") if (graded_dir / "grades.csv").exists() else []
+    if not (graded_dir / "grades_detail.csv").exists():
+        detail_csv = graded_dir / "grades_detail.csv"
+        raise ResultsMissing(f"{detail_csv} not found: run `python -m graders autograde` first")
+    detail = read_rows(graded_dir / "grades_detail.csv")
+    grades = read_rows(graded_dir / "grades.csv")
     students = defaultdict(set)
     for row in grades:
         students[row["notebook"]].add(row["student_id"])

@@ -15,10 +15,10 @@ Names never key anything: they are for display, and for the last-resort roster j
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from graders.csvfile import read_rows
 from graders.intake.roster import KINDS, Member, Roster
 
 # Status of a person against the roster (a marker in every export, never a silent blank)
@@ -59,10 +59,8 @@ def lms_name(text: str) -> str:
 
 
 def read_manifest(path: Path | None) -> list[dict]:
-    if not path or not Path(path).exists():
-        return []
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+    """``collect_manifest.csv``'s rows (none without one)."""
+    return read_rows(path) if path else []
 
 
 def manifest_ids(row: dict) -> dict[str, str]:
@@ -161,7 +159,7 @@ def join(people: list[Who], roster: Roster | None) -> list[Who]:
             _from_member(member, who)
             who.status, who.note = ON_ROSTER, f"matched by {how}"
         elif claimants:
-            for who, how in claimants:
+            for who, _how in claimants:
                 who.status = AMBIGUOUS
                 who.note = (f"{roster.path.name}'s {member.name} is matched by {len(claimants)} gradebook "
                             f"students: {', '.join(w.student_id for w, _ in claimants)}")

@@ -33,14 +33,17 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins.export import ExportPlugin
 from traitlets import Dict, Unicode
 
+from graders.errors import RefusedError
 from graders.export import identity
 from graders.export.identity import Who
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
-class ExportRefused(RuntimeError):
+class ExportRefused(RefusedError, RuntimeError):
     """No file an importer would accept can be written: the message says what to supply."""
+
+    exit_code = 2  # what `python -m graders export` has always exited with on a refusal
 
 
 def parse_due(text: str) -> dt.datetime:

@@ -10,23 +10,28 @@ that one notebook only. Every pair ends as a row of ``DIR/grades.csv``: ``graded
 
 from __future__ import annotations
 
-import csv
 import hashlib
+import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from graders import course, machine
+from graders.errors import InputError
 from graders.grading import gradebook_rows, review, sandbox, warm
 from graders.grading.cores import cores_shared
+from graders.grading.grades_csv import read_csv, write_csv
 from graders.grading.pipeline import grade_one
-from graders.grading.row import FIELDS, Row
+from graders.grading.row import Row
 from graders.grading.score import max_scores
-from graders.intake import match as intake
+from graders.intake import student_files as intake
+from graders.limits import Limits
 from graders.paths import course_root, is_course, notebook_names
 
+log = logging.getLogger(__name__)
 
-class NothingToGrade(ValueError):
+
+class NothingToGrade(InputError):
     """SUBMISSIONS holds no student folder with a notebook; the message says what it looks like."""
 
 
@@ -92,20 +97,22 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
         return None
     index, count = (int(part) for part in text.split("/"))
     if not 1 <= index <= count:
-        raise ValueError(f"--shard {text}: expected i/n with 1 <= i <= n")
+        raise InputError(f"--shard {text}: expected i/n with 1 <= i <= n")
     return index, count
 
 
 def autograde(submissions: Path, out: Path | None = None, names: list[str] | None = None, progress: bool = True,
               jobs: int = 1, shard: tuple[int, int] | None = None, solutions: Path | None = None,
-              students: list[str] | None = None) -> list[Row]:
-    """Grade every student (of one shard, or those named) in ``submissions`` with ``jobs`` parallel workers.
+              students: list[str] | None = None, limits: Limits | None = None) -> list[Row]:
+    """Grade every student (of one shard, or those named) in ``submissions`` with ``jobs`` parallel workers,
+    under ``limits`` (by default those of the environment, ``Limits.from_env()``, read once here).
 
     Results go to nbgrader's course folder ``course_root(out)`` (``out/course``, or ``out`` itself when it
     is an nbgrader course; ``out`` defaults to ``submissions`` when that is a course folder) and to
     ``out/grades.csv``. A rerun adds and updates: students and notebooks it does not grade keep their
     rows, and manual grades given in the formgrader stay (see :func:`graders.grading.gradebook_rows.refresh`).
     """
+    limits = Limits.from_env() if limits is None else limits
     students_in(submissions)  # refuse an LMS download or an empty folder before any work
     if out is None:
         if not is_course(submissions):
@@ -123,21 +130,21 @@ def autograde(submissions: Path, out: Path | None = None, names: list[str] | Non
             raise NothingToGrade(f"no folder in {submissions} for {', '.join(missing)}")
     jobs = max(1, min(jobs, len(folders) or 1))
     if not sandbox.active():  # once, even when quiet: the instructor must know what protects the machine
-        print(sandbox.probe().line(), flush=True)
+        log.warning(sandbox.probe().line())
     # the warm slots start in the background while the course and the data are made ready
-    with cores_shared(jobs), warm.slots(jobs) as warm_slots:
-        course.ensure(root, names, **({"solutions": Path(solutions)} if solutions else {}))
+    with cores_shared(jobs), warm.slots(jobs, limits) as warm_slots:
+        course.ensure(root, names, limits=limits, **({"solutions": Path(solutions)} if solutions else {}))
         maxima = max_scores(root, names)
         machine.prepare(verbose=progress)
         # Read every submission before any student code runs, so none can touch another's files first.
         intakes = {f.name: intake.intake_student(f, names) for f in folders}
-        results = grade_all(root, out, folders, intakes, maxima, names, jobs, warm_slots, progress)
+        results = grade_all(root, out, folders, intakes, maxima, names, jobs, warm_slots, progress, limits)
     graded = [row for student_rows in results for row in student_rows]
     return record_run(out, root, graded)
 
 
 def grade_all(root: Path, out: Path, folders: list[Path], intakes: dict, maxima: dict, names: list[str], jobs: int,
-              warm_slots: warm.slots, progress: bool) -> list[list[Row]]:
+              warm_slots: warm.slots, progress: bool, limits: Limits) -> list[list[Row]]:
     """Each student's rows, ``jobs`` students at a time (each thread in a warm slot of its own, when warm)."""
     done: list[Row] = []
     lock = threading.Lock()
@@ -147,13 +154,13 @@ def grade_all(root: Path, out: Path, folders: list[Path], intakes: dict, maxima:
         rows = []
         slot = warm_slots.for_this_thread()
         for name, item in intakes[folder.name].items():
-            row = grade_one(root, out, folder.name, item, maxima[name], slot)
+            row = grade_one(root, out, folder.name, item, maxima[name], slot, limits)
             rows.append(row)
             with lock:
                 done.append(row)
                 if progress:
-                    print(f"[{len(done)}/{total}] {row.student_id:<24} {row.notebook:<16} "
-                          f"{score_text(row)} {row.status}", flush=True)
+                    log.info("[%d/%d] %-24s %-16s %s %s", len(done), total, row.student_id, row.notebook,
+                             score_text(row), row.status)
         return rows
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -196,56 +203,31 @@ def score_text(row: Row) -> str:
     return f"{'-' if row.score is None else f'{row.score:g}'}/{row.max_score:g}"
 
 
-def write_csv(rows: list[Row], out: Path) -> None:
-    with open(out / "grades.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, FIELDS)
-        writer.writeheader()
-        writer.writerows(r.csv() for r in rows)
-    with open(out / "grades_detail.csv", "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["student_id", "notebook", "grade_id", "score", "max_score"])
-        for r in rows:
-            for gid, (score, mx) in r.cells.items():
-                # a withheld score is withheld cell by cell too
-                writer.writerow([r.student_id, r.notebook, gid, "" if r.score is None else f"{score:g}", f"{mx:g}"])
-
-
-def read_csv(out: Path) -> list[Row]:
-    """The rows of ``out/grades.csv`` with their test cells from ``grades_detail.csv``."""
-    with open(Path(out) / "grades.csv", newline="") as f:
-        table = list(csv.DictReader(f))
-    cells: dict = {}
-    if (Path(out) / "grades_detail.csv").exists():
-        with open(Path(out) / "grades_detail.csv", newline="") as f:
-            for d in csv.DictReader(f):
-                cells.setdefault((d["student_id"], d["notebook"]), {})[d["grade_id"]] = (
-                    float(d["score"] or 0), float(d["max_score"]))
-    return [Row(r["student_id"], r["notebook"], float(r["score"]) if r["score"] else None, float(r["max_score"]),
-                r["status"], r["message"], cells=cells.get((r["student_id"], r["notebook"]), {})) for r in table]
-
-
-def print_table(rows: list[Row]) -> None:
+def table_lines(rows: list[Row]) -> list[str]:
+    """The results table a command prints: a line per student, then the failed and the reviewed notebooks."""
+    lines = []
     names = list(dict.fromkeys(r.notebook for r in rows))
     students = list(dict.fromkeys(r.student_id for r in rows))
     cell = {(r.student_id, r.notebook): r for r in rows}
     width = max([len(s) for s in students] + [10])
-    print(f"\n{'student':<{width}}  " + "  ".join(f"{n[:14]:>14}" for n in names))
+    lines.append(f"\n{'student':<{width}}  " + "  ".join(f"{n[:14]:>14}" for n in names))
     for s in students:
         parts = []
         for n in names:
             r = cell.get((s, n))
             text = "-" if r is None else score_text(r) + MARKS.get(r.status, "")
             parts.append(f"{text:>14}")
-        print(f"{s:<{width}}  " + "  ".join(parts))
+        lines.append(f"{s:<{width}}  " + "  ".join(parts))
     for r in rows:
         if r.status == "failed":
-            print(f"  FAILED {r.student_id}/{r.notebook}: {r.message}")
+            lines.append(f"  FAILED {r.student_id}/{r.notebook}: {r.message}")
     reviews = [r for r in rows if r.status == "review"]
     for r in reviews:
-        print(f"  REVIEW {r.student_id}/{r.notebook}: {r.message}")
+        lines.append(f"  REVIEW {r.student_id}/{r.notebook}: {r.message}")
     if reviews:
-        print(f"  {len(reviews)} notebook(s) to review: `python -m graders review DIR` lists them; "
-              "`--accept` / `--reject STUDENT NOTEBOOK` decides")
+        lines.append(f"  {len(reviews)} notebook(s) to review: `python -m graders review DIR` lists them; "
+                     "`--accept` / `--reject STUDENT NOTEBOOK` decides")
+    return lines
 
 
 #: what the table adds to a score: a review is not a failure (its score, if shown, stands)

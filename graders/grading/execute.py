@@ -1,19 +1,23 @@
 """Step 3, execute: ``nbgrader autograde`` in the private course folder, in a process of its own under the
-limits of ``graders.limits``; when the kernel died or ran out of time, the cell that was running is
-neutralised and the notebook graded again (at most ``MAX_RERUNS`` times)."""
+run's ``Limits``; when the kernel died or ran out of time, the cell that was running is
+neutralised and the notebook graded again (at most ``MAX_RERUNS`` times). Part of this step: the file watch's
+check after the run (``graders.grading.watch``), whose changes no repair undoes."""
 
 from __future__ import annotations
 
+import functools
 import os
 import resource
 import subprocess
 import sys
 from pathlib import Path
 
-from graders import course, limits, nbtools
-from graders.grading import rundir, tamper
-from graders.grading.job import RETRY, Job
+from graders import course, nbtools
+from graders.grading import guard_log, rundir, watch
+from graders.grading.guard_cells import source_hash
+from graders.grading.job import RETRY, Attempt, Job
 from graders.grading.row import Row
+from graders.limits import Limits
 
 MAX_RERUNS = 2
 
@@ -23,8 +27,8 @@ MAX_RERUNS = 2
 HAS_NVIDIA = Path("/dev/nvidiactl").exists() or Path("/proc/driver/nvidia").exists()
 
 
-def limit_resources() -> None:  # runs in the child before exec; inherited by the kernel (and the warm worker)
-    cap = int(limits.MEMORY_GIB * 2**30)
+def limit_resources(limits: Limits) -> None:  # in the child before exec; inherited by the kernel (and the warm worker)
+    cap = int(limits.memory_gib * 2**30)
     resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
     if not HAS_NVIDIA:  # a second line of defence (shared memory) where it costs nothing
         resource.setrlimit(resource.RLIMIT_AS, (2 * cap, 2 * cap))
@@ -32,16 +36,23 @@ def limit_resources() -> None:  # runs in the child before exec; inherited by th
     os.setsid()  # its own process group, so a timeout kills the kernel too
 
 
+def limited(limits: Limits):
+    """What a child process runs before exec (``preexec_fn``): :func:`limit_resources` with ``limits``."""
+    return functools.partial(limit_resources, limits)
+
+
 def run_nbgrader(root: Path, name: str, student: str, log_path: Path,
-                 env: dict | None = None) -> tuple[int | None, str]:
-    """Run ``nbgrader autograde`` for one notebook of one student; return (exit code or None, log)."""
+                 env: dict | None = None, limits: Limits | None = None) -> tuple[int | None, str]:
+    """Run ``nbgrader autograde`` for one notebook of one student under ``limits`` (by default the documented
+    defaults); return (exit code or None, log)."""
+    limits = Limits() if limits is None else limits
     cmd = [sys.executable, "-m", "nbgrader", "autograde", name, "--student", student, "--force"]
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "a") as log:
         proc = subprocess.Popen(cmd, cwd=root, env=env or course.venv_env(), stdout=log,
-                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=limit_resources)
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=limited(limits))
         try:
-            code = proc.wait(timeout=limits.NOTEBOOK_WALL_S)
+            code = proc.wait(timeout=limits.notebook_wall_s)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, 9)
             proc.wait()
@@ -57,18 +68,19 @@ GENERIC = ("Please see the", "There was an error processing", "Traceback (most r
            "Removing failed assignment")
 
 
-def failure_reason(code: int | None, log: str) -> str:
-    """A sentence a person understands, from nbgrader's exit and log."""
+def failure_reason(code: int | None, log: str, limits: Limits | None = None) -> str:
+    """A sentence a person understands, from nbgrader's exit and log (``limits``: the run's, named in it)."""
+    limits = Limits() if limits is None else limits
     if code is None:
-        return f"grading stopped after the {limits.NOTEBOOK_WALL_S} s limit for one notebook"
+        return f"grading stopped after the {limits.notebook_wall_s} s limit for one notebook"
     if "DeadKernelError" in log or "Kernel died" in log:
         return ("the kernel died while running the notebook (a crash, os._exit, or memory over the "
-                f"{limits.MEMORY_GIB:g} GiB limit)")
+                f"{limits.memory_gib:g} GiB limit)")
     if "Timeout waiting for execute reply" in log or "CellTimeoutError" in log:
-        return (f"a cell ran past the {limits.CELL_TIMEOUT_S} s limit and the kernel did not answer "
+        return (f"a cell ran past the {limits.cell_timeout_s} s limit and the kernel did not answer "
                 "the interrupt")
     if "MemoryError" in log:
-        return f"the notebook ran out of memory (limit {limits.MEMORY_GIB:g} GiB)"
+        return f"the notebook ran out of memory (limit {limits.memory_gib:g} GiB)"
     if "partial credit cannot be greater" in log:
         return "a test cell ended in a number larger than its points"
     for line in reversed(log.splitlines()):
@@ -91,7 +103,7 @@ def neutralise(nb, cell_hash: str | None) -> str | None:
     if cell_hash is None:
         return None
     for index, cell in enumerate(nb.cells):
-        if cell.cell_type == "code" and tamper.source_hash(cell.source) == cell_hash:
+        if cell.cell_type == "code" and source_hash(cell.source) == cell_hash:
             if nbtools.is_test_cell(cell) or cell.metadata.get("grader_guard"):
                 return None
             label = cell_label(cell, index)
@@ -115,43 +127,45 @@ def timeouts(graded_nb) -> list[str]:
     return found
 
 
-def execute(job: Job, run: Path):
-    """Grade in ``run``; read the guard's log. None when graded, RETRY after a neutralised cell, else a failed row."""
-    env = rundir.environment(run, job.key)
+def execute(job: Job, attempt: Attempt):
+    """Grade in the attempt's run folder; read the guard's log and check the file watch. None when graded, RETRY after
+    a neutralised cell, else a failed row."""
+    run = attempt.run
+    env = rundir.environment(run, attempt.key, job.limits)
     if job.slot is not None:
         job.log_path.parent.mkdir(parents=True, exist_ok=True)
         code = job.slot.autograde(run / "course", job.name, job.student, job.log_path, env)
         log_text = job.log_path.read_text(errors="replace") if job.log_path.exists() else ""
     else:
-        code, log_text = run_nbgrader(run / "course", job.name, job.student, job.log_path, env=env)
-    job.graded = run / "course" / "autograded" / job.student / job.name / f"{job.name}.ipynb"
-    ok = code == 0 and job.graded.exists()
-    job.report = tamper.read_log(run / "guard.log", job.key.encode(), job.tests, ran=ok)
-    changed = job.watch.check() if job.watch else []
+        code, log_text = run_nbgrader(run / "course", job.name, job.student, job.log_path, env=env, limits=job.limits)
+    attempt.graded = run / "course" / "autograded" / job.student / job.name / f"{job.name}.ipynb"
+    ok = code == 0 and attempt.graded.exists()
+    attempt.report = guard_log.read_log(run / "guard.log", attempt.key.encode(), job.tests, ran=ok)
+    changed = watch.changes(job)  # the file watch's check, part of this step
     # what no repair undoes withholds the score; everything else is evidence for a review
-    job.broken = job.report.unrepairable + [f"changed files outside its folder: {c}" for c in changed]
-    job.evidence = list(dict.fromkeys(job.evidence + job.findings + job.report.tampering + job.broken))
+    attempt.broken = attempt.report.unrepairable + [f"changed files outside its folder: {c}" for c in changed]
+    job.evidence = list(dict.fromkeys(job.evidence + job.findings + attempt.report.tampering + attempt.broken))
     if ok:
         return None
-    if not job.broken and job.attempt <= MAX_RERUNS and _skip_what_stopped_it(job, run, code, log_text):
+    if not attempt.broken and attempt.number <= MAX_RERUNS and _skip_what_stopped_it(job, attempt, code, log_text):
         return RETRY
-    reason = failure_reason(code, log_text)
+    reason = failure_reason(code, log_text, job.limits)
     if job.evidence:
         job.log_findings()
         reason += " (also found: " + "; ".join(job.evidence[:4]) + "; the log has every finding)"
     return Row(job.student, job.name, 0.0, job.max_score, "failed", "; ".join([reason] + job.skipped))
 
 
-def _skip_what_stopped_it(job: Job, run: Path, code, log_text: str) -> bool:
+def _skip_what_stopped_it(job: Job, attempt: Attempt, code, log_text: str) -> bool:
     """Neutralise the student's cell that was running, else fail the test that was; False if neither."""
-    last = tamper.last_cell(run / "guard.log", job.key.encode())
+    last = guard_log.last_cell(attempt.run / "guard.log", attempt.key.encode())
     label = neutralise(job.nb, last.get("hash")) if last else None
     if label is not None:
-        job.skipped.append(f"without {label} ({failure_reason(code, log_text)})")
+        job.skipped.append(f"without {label} ({failure_reason(code, log_text, job.limits)})")
         return True
     if last and last.get("test") and last["test"] not in job.poisoned:
         job.poisoned.append(last["test"])
         job.skipped.append(f"with {last['test']} failed at once, since running it stopped the grading "
-                           f"({failure_reason(code, log_text)})")
+                           f"({failure_reason(code, log_text, job.limits)})")
         return True
     return False

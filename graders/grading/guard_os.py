@@ -2,7 +2,7 @@
 
 Where bubblewrap starts (``graders.grading.sandbox``), the operating system keeps a kernel away from the
 grader's files, the network and other processes, and this file is not used. Where it cannot start,
-``graders.grading.tamper.guard_sources`` pastes this source after ``guard.py``'s into the guard cell, and
+``graders.grading.guard_cells.guard_sources`` pastes this source after ``guard.py``'s into the guard cell, and
 ``_grader_guard_install`` calls :func:`_grader_guard_os_rules`: a second audit hook (which no Python code can
 remove) that refuses, from Python code,
 
@@ -23,16 +23,21 @@ def _grader_guard_os_rules(config, record, caller, quiet, resolve, under):
     whose code raised an event (``("student", file, line)``...); ``quiet()`` is true while the guard's own code
     runs; ``resolve(path)`` is the real path of what a call names (None for a descriptor), judged with the guard's
     private ``posixpath``; ``under(path, roots)``."""
-    import builtins
-    import os
     import sys
 
-    (isinstance, any, int, len, str, open) = (builtins.isinstance, builtins.any, builtins.int, builtins.len,
-                                              builtins.str, builtins.open)
-    getframe, getpid = sys._getframe, os.getpid
-    WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-    busy = [False]
+    sys.addaudithook(_make_os_rules_hook(config, record, caller, quiet, resolve, under))
 
+
+def _make_path_rules(config, record, resolve, under):
+    """``check_path(path, write, event)``: refuses (and records) reading the grader's files (``read_deny``) and
+    writing anywhere but the notebook's folder (``cwd``), ``write_roots``, ``/dev/null`` and ``/dev/shm``;
+    ``is_write(mode, flags)``: whether an ``open`` writes."""
+    import builtins
+    import os
+
+    (isinstance, any, bool, int, str, PermissionError) = (builtins.isinstance, builtins.any, builtins.bool,
+                                                          builtins.int, builtins.str, builtins.PermissionError)
+    WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
     write_ok = [resolve(p) for p in [config["cwd"], *config["write_roots"]]] + ["/dev/null", "/dev/shm"]
     read_deny = [resolve(p) for p in config["read_deny"]]
 
@@ -49,12 +54,17 @@ def _grader_guard_os_rules(config, record, caller, quiet, resolve, under):
             return True
         return isinstance(flags, int) and bool(flags & WRITE_FLAGS)
 
-    SPAWN = {"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "pty.spawn", "os.fork",
-             "os.forkpty"}
-    PATH_EVENTS = {"os.remove": (0,), "os.rmdir": (0,), "os.rename": (0, 1), "os.chmod": (0,), "os.chown": (0,),
-                   "os.utime": (0,), "os.symlink": (1,), "os.link": (0, 1), "os.truncate": (0,), "os.mkdir": (0,),
-                   "shutil.rmtree": (0,), "shutil.copyfile": (1,), "shutil.copytree": (1,), "os.chflags": (0,),
-                   "os.setxattr": (0,), "os.removexattr": (0,), "sqlite3.connect": (0,)}
+    return check_path, is_write
+
+
+def _make_is_child():
+    """``is_child(pid)``: whether process ``pid`` is the kernel's own child."""
+    import builtins
+    import os
+
+    (int, open, OSError, ValueError, IndexError) = (builtins.int, builtins.open, builtins.OSError, builtins.ValueError,
+                                                    builtins.IndexError)
+    getpid = os.getpid
 
     def is_child(pid):
         try:
@@ -62,6 +72,30 @@ def _grader_guard_os_rules(config, record, caller, quiet, resolve, under):
                 return int(f.read().rsplit(")", 1)[1].split()[1]) == getpid()
         except (OSError, ValueError, IndexError):
             return False
+
+    return is_child
+
+
+def _make_os_rules_hook(config, record, caller, quiet, resolve, under):
+    """The audit hook :func:`_grader_guard_os_rules` installs (its rules and tools live in its closure only):
+    files (:func:`_make_path_rules`), signals to other processes than the kernel's children, programs."""
+    import builtins
+    import os
+    import sys
+
+    # every built-in the hook calls is its own (a notebook's variable named ``len`` changes nothing)
+    (isinstance, int, len, str, PermissionError) = (builtins.isinstance, builtins.int, builtins.len, builtins.str,
+                                                    builtins.PermissionError)
+    getframe, getpid = sys._getframe, os.getpid
+    check_path, is_write = _make_path_rules(config, record, resolve, under)
+    is_child = _make_is_child()
+    busy = [False]
+    SPAWN = {"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "pty.spawn", "os.fork",
+             "os.forkpty"}
+    PATH_EVENTS = {"os.remove": (0,), "os.rmdir": (0,), "os.rename": (0, 1), "os.chmod": (0,), "os.chown": (0,),
+                   "os.utime": (0,), "os.symlink": (1,), "os.link": (0, 1), "os.truncate": (0,), "os.mkdir": (0,),
+                   "shutil.rmtree": (0,), "shutil.copyfile": (1,), "shutil.copytree": (1,), "os.chflags": (0,),
+                   "os.setxattr": (0,), "os.removexattr": (0,), "sqlite3.connect": (0,)}
 
     def hook(event, args):
         if busy[0] or quiet():
@@ -89,4 +123,4 @@ def _grader_guard_os_rules(config, record, caller, quiet, resolve, under):
         finally:
             busy[0] = False
 
-    sys.addaudithook(hook)
+    return hook

@@ -9,31 +9,34 @@ from pathlib import Path
 
 import nbformat
 
-from graders import limits, machine
+from graders import machine
+from graders.grading import guard_cells, sandbox, scan
 from graders.grading import job as job_mod
-from graders.grading import sandbox, tamper
-from graders.grading.job import Job
+from graders.grading.job import Attempt, Job
+from graders.limits import Limits
 from graders.paths import REPO
 
 
 def guard_config(run: Path, student: str, name: str, release, source, out: Path, item, root: Path,
-                 poisoned: list[str], sandboxed: bool | None = None) -> dict:
+                 poisoned: list[str], sandboxed: bool | None = None, limits: Limits | None = None) -> dict:
     """The guard's configuration; ``sandboxed`` (by default: whether kernels run in the OS sandbox here) leaves
-    out the file rules (``cwd``, ``write_roots``, ``read_deny``), which only a kernel without the sandbox needs."""
+    out the file rules (``cwd``, ``write_roots``, ``read_deny``), which only a kernel without the sandbox needs;
+    ``limits`` (by default the documented defaults) caps what one cell may print."""
+    limits = Limits() if limits is None else limits
     tests = job_mod.test_sources(source)
     sources = job_mod.trusted_sources(release, source)
     sandboxed = sandbox.active() if sandboxed is None else sandboxed
     config = {
         "sandboxed": sandboxed,
         "library_roots": [str(REPO / "gpucourse")],
-        "protected_modules": tamper.PROTECTED_MODULES + tamper.imported_modules(sources),
-        "protected_prefixes": tamper.PROTECTED_PREFIXES,
-        "preload": tamper.PRELOAD + tamper.imported_modules(tests),
-        "trusted_sources": sorted(tamper.source_hash(s) for s in sources),
-        "graded": tamper.graded_functions(release),
-        "namespace_modules": tamper.namespace_modules(sources, tests),
-        "test_names": tamper.test_names(tests),
-        "max_output_chars": limits.MAX_OUTPUT_CHARS,
+        "protected_modules": guard_cells.PROTECTED_MODULES + scan.imported_modules(sources),
+        "protected_prefixes": guard_cells.PROTECTED_PREFIXES,
+        "preload": guard_cells.PRELOAD + scan.imported_modules(tests),
+        "trusted_sources": sorted(guard_cells.source_hash(s) for s in sources),
+        "graded": scan.graded_functions(release),
+        "namespace_modules": scan.namespace_modules(sources, tests),
+        "test_names": scan.test_names(tests),
+        "max_output_chars": limits.max_output_chars,
         "poisoned": poisoned,
     }
     if not sandboxed:
@@ -54,15 +57,17 @@ def file_rules(run: Path, student: str, name: str, out: Path, item, root: Path) 
     }
 
 
-def add(job: Job, run: Path) -> None:
-    """The guarded submission in the run's ``submitted/`` (with the hand-in's ``timestamp.txt``)."""
-    job.key = tamper.new_key()
+def add(job: Job, attempt: Attempt) -> None:
+    """The guarded submission in the attempt's ``submitted/`` (with the hand-in's ``timestamp.txt``), under a fresh
+    key for the guard's log."""
+    run = attempt.run
+    attempt.key = guard_cells.new_key()
     config = guard_config(run, job.student, job.name, job.release, job.source, job.out, job.item, job.root,
-                          job.poisoned)
-    guards = tamper.guard_sources(job.key[:12], config, job.tests)
+                          job.poisoned, limits=job.limits)
+    guards = guard_cells.guard_sources(attempt.key[:12], config, job.tests)
     dest = run / "course" / "submitted" / job.student / job.name / f"{job.name}.ipynb"
     dest.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(tamper.insert_guards(copy.deepcopy(job.nb), guards), str(dest))
+    nbformat.write(guard_cells.insert_guards(copy.deepcopy(job.nb), guards), str(dest))
     job.item.copy_timestamp(dest.parent)  # nbgrader records it as the submission's time
     with open(job.log_path, "a") as log:
-        log.write(f"=== attempt {job.attempt}: {run}\n")
+        log.write(f"=== attempt {attempt.number}: {run}\n")

@@ -8,7 +8,10 @@ from pathlib import Path
 import nbformat
 
 from graders import nbtools
-from graders.intake import match as intake
+from graders.grading.guard_log import GuardReport
+from graders.grading.watch import FileWatch
+from graders.intake import student_files as intake
+from graders.limits import Limits
 
 #: a step's answer that means "grade again from the guard step" (a cell was neutralised)
 RETRY = object()
@@ -27,6 +30,7 @@ def trusted_sources(release: nbformat.NotebookNode, source: nbformat.NotebookNod
 
 @dataclass
 class Job:
+    """One notebook of one student: the submission, and what holds across every attempt at grading it."""
     root: Path                      # the shared course folder results are published into
     out: Path                       # the results folder (logs)
     student: str
@@ -35,23 +39,15 @@ class Job:
     release: nbformat.NotebookNode  # the released notebook
     source: nbformat.NotebookNode   # the instructor's notebook (hidden tests)
     points: dict                    # grade_id -> points of every test cell
-    nb: nbformat.NotebookNode | None = None   # the repaired submission that is graded
+    limits: Limits = field(default_factory=Limits)  # this run's, made once where the command started
+    nb: nbformat.NotebookNode | None = None   # the repaired submission that is graded (a rerun neutralises a cell)
     notes: list[str] = field(default_factory=list)      # what intake repaired, for the message
     findings: list[str] = field(default_factory=list)   # the static scan's
     evidence: list[str] = field(default_factory=list)   # every finding of every attempt
-    broken: list[str] = field(default_factory=list)     # what no repair undoes: the score is withheld
     poisoned: list[str] = field(default_factory=list)   # tests failed at once (running them stopped grading)
     skipped: list[str] = field(default_factory=list)    # what a rerun left out, for the message
-    watch: object | None = None     # tamper.FileWatch, when GRADER_WATCH_FILES=1
+    watch: FileWatch | None = None  # the file watch, when the limits ask for it (``watch_files``)
     slot: object | None = None      # the warm slot that grades it (graders.grading.warm); None: a cold start
-    attempt: int = 0                # 1, 2, ...: a rerun after a neutralised cell is the next attempt
-    key: str = ""                   # this attempt's guard key
-    report: object | None = None    # this attempt's tamper.GuardReport
-    graded: Path | None = None      # this attempt's graded notebook
-    cells: dict = field(default_factory=dict)       # grade_id -> (score, points), as scored
-    untrusted: list[str] = field(default_factory=list)  # tests during which something was tampered with
-    extra: list[str] = field(default_factory=list)  # the message's remarks on this run
-    row: object | None = None       # the result, once judged
 
     @property
     def name(self) -> str:
@@ -74,3 +70,19 @@ class Job:
 
     def trusted_sources(self) -> list[str]:
         return trusted_sources(self.release, self.source)
+
+
+@dataclass
+class Attempt:
+    """What one attempt at grading a :class:`Job` found; a rerun after a neutralised cell is the next attempt,
+    in a fresh private run folder."""
+    number: int                     # 1, 2, ...
+    run: Path                       # its private course folder (``graders.grading.rundir``)
+    key: str = ""                   # the guard's key
+    report: GuardReport | None = None   # the guard's signed log, read back
+    graded: Path | None = None      # the graded notebook
+    cells: dict = field(default_factory=dict)           # grade_id -> (score, points), as scored
+    untrusted: list[str] = field(default_factory=list)  # tests during which something was tampered with
+    broken: list[str] = field(default_factory=list)     # what no repair undoes: the score is withheld
+    extra: list[str] = field(default_factory=list)      # the message's remarks on this attempt
+    row: object | None = None       # the result, once the verdict is given

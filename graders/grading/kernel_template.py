@@ -157,7 +157,7 @@ def run_kernel(request: dict) -> None:
         code = 0
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
-    except BaseException:  # noqa: BLE001  (a kernel that cannot start says why on stderr)
+    except BaseException:  # a kernel that cannot start says why on stderr
         import traceback
         traceback.print_exc()
         code = 1
@@ -196,7 +196,7 @@ def start(conn: socket.socket, request: dict, fds: list[int]) -> int:
             libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             check(libc.unshare(CLONE_NEWIPC), "unshare")  # its own System V shared memory and semaphores
             run_kernel(request)
-        except BaseException:  # noqa: BLE001  (said on nbgrader's log, which the row's message reads)
+        except BaseException:  # said on nbgrader's log, which the row's message reads
             import traceback
             traceback.print_exc()
         finally:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import nbformat
 
-from graders.grading.job import Job
-from graders.intake import match as intake
+from graders.grading.job import Attempt, Job
+from graders.intake import student_files as intake
 from graders.paths import COURSE_ID
 
 #: one writer at a time into the shared course folder and its SQLite gradebook (``--jobs`` threads)
@@ -66,11 +66,11 @@ def _publish_grades(run: Path, root: Path, student: str, name: str) -> None:
         for gid, text in comments.items():
             try:
                 gb.find_comment(gid, name, name, student).auto_comment = text
-            except Exception:  # noqa: BLE001  (a comment cell nbgrader did not create)
+            except Exception:  # a comment cell nbgrader did not create
                 pass
         gb.db.commit()
 
 
-def publish(job: Job, run: Path):
-    _publish(run, job.root, job.student, job.name, job.item)
-    return job.row
+def publish(job: Job, attempt: Attempt):
+    _publish(attempt.run, job.root, job.student, job.name, job.item)
+    return attempt.row

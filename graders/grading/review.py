@@ -35,6 +35,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from graders.grading.grades_csv import read_csv, write_csv
 from graders.paths import course_root
 
 FILE = "reviews.json"
@@ -67,7 +68,7 @@ class Review:
         return data
 
     @classmethod
-    def from_json(cls, data: dict) -> "Review":
+    def from_json(cls, data: dict) -> Review:
         names = {f.name for f in dataclasses.fields(cls)}
         review = cls(**{k: v for k, v in data.items() if k in names})
         review.cells = {k: tuple(v) for k, v in review.cells.items()}
@@ -182,7 +183,7 @@ class Store:
             raise KeyError(f"{student}/{notebook} has no finding to review in {self.path}")
         entry = {"student": student, "notebook": notebook, "digest": review.digest, "decision": decision,
                  "score": score, "note": note,
-                 "at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+                 "at": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")}
         self.decisions.append(entry)
         return entry
 
@@ -191,7 +192,7 @@ class Store:
             return None if r.status == "failed" else r.review or self.findings.get(key(r.student_id, r.notebook))
         return [apply(r, finding(r), self.decisions) for r in rows]
 
-    def merge(self, other: "Store") -> None:
+    def merge(self, other: Store) -> None:
         """Take another folder's findings and decisions (shards); no decision is lost or doubled."""
         self.findings.update(other.findings)
         seen = {json.dumps(d, sort_keys=True) for d in self.decisions}
@@ -204,8 +205,6 @@ class Store:
 
 def reapply(folder: Path) -> list:
     """Apply every decision to ``folder``'s grades.csv, grades_detail.csv and gradebook; the rows."""
-    from graders.grading.autograde import read_csv, write_csv
-
     rows = settle(folder, read_csv(folder), record=False)
     root = course_root(folder)
     if (root / "gradebook.db").exists():

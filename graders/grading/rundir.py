@@ -18,18 +18,21 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from graders import course, limits, machine
+from graders import course, machine
+from graders.limits import Limits
 
-_PRISTINE: dict[str, dict[str, bytes]] = {}
+_PRISTINE: dict[tuple[str, Limits], dict[str, bytes]] = {}
 
 
-def pristine(root: Path) -> dict[str, bytes]:
-    """The course files a run needs, read once: later runs cannot be fed a changed copy."""
-    key = str(Path(root).resolve())
+def pristine(root: Path, limits: Limits | None = None) -> dict[str, bytes]:
+    """The course files a run needs, read once: later runs cannot be fed a changed copy; the config holds the
+    run's ``limits`` (by default the documented defaults)."""
+    limits = Limits() if limits is None else limits
+    key = (str(Path(root).resolve()), limits)
     if key not in _PRISTINE:
         files = {"gradebook.db": (Path(root) / "gradebook.db").read_bytes(),
                  # the project's settings, not the course's own config: every course grades the same way
-                 "nbgrader_config.py": course.config_text().encode()}
+                 "nbgrader_config.py": course.config_text(limits).encode()}
         for folder in ("source", "release"):
             for path in (Path(root) / folder).rglob("*"):
                 if path.is_file():
@@ -38,15 +41,15 @@ def pristine(root: Path) -> dict[str, bytes]:
     return _PRISTINE[key]
 
 
-def make(root: Path, name: str, kernel_parent: Path | None = None) -> Path:
-    """A new private folder: ``course/`` (config, gradebook, notebook ``name``'s release) and the kernel's ``k/``
-    (a new folder in ``kernel_parent`` when given, linked as ``k``)."""
+def make(root: Path, name: str, kernel_parent: Path | None = None, limits: Limits | None = None) -> Path:
+    """A new private folder: ``course/`` (config with the run's ``limits``, gradebook, notebook ``name``'s release)
+    and the kernel's ``k/`` (a new folder in ``kernel_parent`` when given, linked as ``k``)."""
     run = Path(tempfile.mkdtemp(prefix="grade-"))
     if kernel_parent is None:
         (run / "k").mkdir()
     else:
         (run / "k").symlink_to(tempfile.mkdtemp(prefix="k-", dir=kernel_parent))
-    for rel, data in pristine(root).items():
+    for rel, data in pristine(root, limits).items():
         parts = Path(rel).parts
         if parts[0] in ("source", "release") and parts[1] != name:
             continue
@@ -86,13 +89,16 @@ def remove(run: Path) -> None:
     shutil.rmtree(kernel, ignore_errors=True)
 
 
-def environment(run: Path, key: str) -> dict:
-    """nbgrader's and the kernel's environment: private HOME and TMPDIR, shared read-only caches, no start-up hooks."""
+def environment(run: Path, key: str, limits: Limits | None = None) -> dict:
+    """nbgrader's and the kernel's environment: private HOME and TMPDIR, shared read-only caches, no start-up hooks;
+    the run's ``limits`` (by default the documented defaults) as ``GRADER_*`` variables, for nbgrader's config."""
+    limits = Limits() if limits is None else limits
     env = course.venv_env()
+    env.update(limits.as_env())
     k = kernel_dir(run)
     env.update(HOME=str(k / "home"), TMPDIR=str(k / "tmp"), PYTHONNOUSERSITE="1",
                PYTHONDONTWRITEBYTECODE="1", COURSE_DATA=str(machine.data_dir()), GRADER_GUARD_KEY=key,
-               GRADER_GUARD_LOG=str(k / "guard.log"), GRADER_MEMORY_GIB=f"{limits.MEMORY_GIB:g}",
+               GRADER_GUARD_LOG=str(k / "guard.log"), GRADER_MEMORY_GIB=f"{limits.memory_gib:g}",
                GRADER_KERNEL_DIR=str(k),
                MPLCONFIGDIR=str(k / "mpl"),
                # the connection file and the kernel's Unix sockets (ipc transport) live where the kernel can reach them

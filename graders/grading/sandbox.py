@@ -192,21 +192,3 @@ class socket_listening:
 
     def __exit__(self, *exc) -> None:
         self.server.close()
-
-
-def report() -> list[str]:
-    """What protects the grading machine, for ``python -m graders autograde --check``."""
-    from graders import limits
-    from graders.grading import warm
-    lines = [probe().line()]
-    if probe().sandboxed:
-        for name, contained, what in check_containment():
-            lines.append(f"  {'ok  ' if contained else 'FAIL'} {name}: {what}")
-        lines.append(f"warm start: {'on' if warm.enabled() else 'off'} (GRADER_WARM=0 turns it off): one template "
-                     "process per job slot forks a fresh kernel per notebook, and one nbgrader worker grades in it")
-    else:
-        lines.append("warm start: off (it needs the sandbox); each notebook starts nbgrader and a kernel of its own")
-    lines.append("in-kernel guard: on (snapshot and repair of what the tests rely on, objects that lie in ==, a signed "
-                 "log)" + ("" if probe().sandboxed else "; with its file, program and signal rules, as no sandbox"))
-    lines.append("limits: " + ", ".join(f"{name}={value}" for name, value, _ in limits.describe()))
-    return lines

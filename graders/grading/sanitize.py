@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import copy
 
-from graders import limits
 from graders.grading import review as review_mod
-from graders.grading import tamper
+from graders.grading import scan as scan_mod
+from graders.grading.guard_cells import source_hash
 from graders.grading.job import Job
 from graders.grading.row import Row
 from graders.intake.repair import repair as repair_cells
@@ -21,11 +21,11 @@ def repair(job: Job) -> None:
 def scan(job: Job):
     """The static scan's findings (evidence for a review); with ``GRADER_RUN_FLAGGED=0`` a flagged
     notebook is not run at all, and its row says so with the score withheld."""
-    trusted = {tamper.source_hash(s) for s in job.trusted_sources()}
-    job.findings = [str(f) for f in tamper.static_scan(job.nb, trusted, job.test_sources())]
+    trusted = {source_hash(s) for s in job.trusted_sources()}
+    job.findings = [str(f) for f in scan_mod.static_scan(job.nb, trusted, job.test_sources())]
     job.log_path.parent.mkdir(parents=True, exist_ok=True)
     job.log_path.write_text("")
-    if job.findings and not limits.RUN_FLAGGED:
+    if job.findings and not job.limits.run_flagged:
         job.log_path.write_text("=== findings (static scan; not run)\n" + "\n".join(job.findings) + "\n")
         review = review_mod.Review(review_mod.digest(job.item.nb), withheld=True, evidence=job.findings + [
             "not run (GRADER_RUN_FLAGGED=0): grade it again with GRADER_RUN_FLAGGED=1 for nbgrader's score"],

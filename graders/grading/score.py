@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from graders import limits, nbtools
+from graders import nbtools
 from graders.grading import execute
-from graders.grading.job import Job
+from graders.grading.job import Attempt, Job
 from graders.paths import COURSE_ID
 
 
@@ -43,27 +43,27 @@ def notebook_cells(graded_nb) -> dict[str, tuple[float, float]]:
     return cells
 
 
-def score(job: Job, run: Path) -> None:
-    cells, pending = gradebook_cells(run / "course" / "gradebook.db", job.student, job.name)
-    graded_nb = nbtools.read(job.graded)
+def score(job: Job, attempt: Attempt) -> None:
+    cells, pending = gradebook_cells(attempt.run / "course" / "gradebook.db", job.student, job.name)
+    graded_nb = nbtools.read(attempt.graded)
     from_nb = notebook_cells(graded_nb)
-    job.cells = {gid: (min(from_nb.get(gid, (0.0, 0.0))[0], pts), pts) for gid, pts in job.points.items()}
-    if any(abs(cells.get(gid, (0.0, 0.0))[0] - job.cells[gid][0]) > 1e-9 for gid in job.points):
-        job.broken.append("the gradebook and the graded notebook disagree")
+    attempt.cells = {gid: (min(from_nb.get(gid, (0.0, 0.0))[0], pts), pts) for gid, pts in job.points.items()}
+    if any(abs(cells.get(gid, (0.0, 0.0))[0] - attempt.cells[gid][0]) > 1e-9 for gid in job.points):
+        attempt.broken.append("the gradebook and the graded notebook disagree")
     # a test during which something was tampered with proves nothing: 0 until a review accepts it
-    per_test = job.report.per_test
-    job.untrusted = [gid for gid in job.points if per_test.get(gid) and job.cells[gid][0] > 0]
+    per_test = attempt.report.per_test
+    attempt.untrusted = [gid for gid in job.points if per_test.get(gid) and attempt.cells[gid][0] > 0]
     # what changes the score first: the message quotes only the first few
-    zeroed = [f"{gid} scores 0 until reviewed (nbgrader gave {job.cells[gid][0]:g}): "
-              + "; ".join(per_test[gid][:2]) for gid in job.untrusted]
-    job.evidence = list(dict.fromkeys(job.broken + zeroed + job.evidence))
+    zeroed = [f"{gid} scores 0 until reviewed (nbgrader gave {attempt.cells[gid][0]:g}): "
+              + "; ".join(per_test[gid][:2]) for gid in attempt.untrusted]
+    job.evidence = list(dict.fromkeys(attempt.broken + zeroed + job.evidence))
     timed_out = execute.timeouts(graded_nb)
-    job.extra = []
+    attempt.extra = []
     if job.skipped:
-        job.extra.append("graded again " + "; and again ".join(job.skipped))
+        attempt.extra.append("graded again " + "; and again ".join(job.skipped))
     if timed_out:
-        job.extra.append(f"stopped after the {limits.CELL_TIMEOUT_S} s cell limit: " + ", ".join(timed_out))
+        attempt.extra.append(f"stopped after the {job.limits.cell_timeout_s} s cell limit: " + ", ".join(timed_out))
     if pending:
-        job.extra.append("not graded automatically: " + ", ".join(pending))
-    if job.report.notes:
-        job.extra.append("note: " + "; ".join(job.report.notes[:3]))
+        attempt.extra.append("not graded automatically: " + ", ".join(pending))
+    if attempt.report.notes:
+        attempt.extra.append("note: " + "; ".join(attempt.report.notes[:3]))

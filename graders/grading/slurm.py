@@ -58,7 +58,7 @@ class Plan:
         self.path("plan.json").write_text(json.dumps(asdict(self), indent=1) + "\n")
 
     @classmethod
-    def load(cls, work: Path) -> "Plan":
+    def load(cls, work: Path) -> Plan:
         return cls(**json.loads((Path(work) / "plan.json").read_text()))
 
 

@@ -18,6 +18,7 @@ folder, the only one of the host the sandbox shows writable. Where the sandbox c
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import signal
@@ -28,9 +29,12 @@ import tempfile
 import threading
 from pathlib import Path
 
-from graders import course, limits, machine
+from graders import course, machine
 from graders.grading import execute, sandbox
+from graders.limits import Limits
 from graders.paths import REPO
+
+log = logging.getLogger(__name__)
 
 TEMPLATE = Path(__file__).with_name("kernel_template.py")
 #: where the template script is shown inside the sandbox (the graders package itself is not shown)
@@ -47,9 +51,11 @@ def enabled() -> bool:
 
 
 class Slot:
-    """One job slot's template and worker; used by one thread at a time."""
+    """One job slot's template and worker, under the run's ``limits`` (by default the documented defaults);
+    used by one thread at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, limits: Limits | None = None) -> None:
+        self.limits = Limits() if limits is None else limits
         self.folder = Path(tempfile.mkdtemp(prefix="gs-"))
         self.kernels = self.folder / "kernels"   # shown to the sandbox, writable
         self.control = self.folder / "control"   # the host's only: the template's socket
@@ -96,7 +102,7 @@ class Slot:
         with open(self.folder / "worker.log", "ab") as log:
             self.worker = subprocess.Popen([sys.executable, "-m", "graders.grading.worker"], env=env, text=True,
                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
-                                           preexec_fn=execute.limit_resources)  # as `nbgrader autograde` ran
+                                           preexec_fn=execute.limited(self.limits))  # as `nbgrader autograde` ran
         ready = self.worker.stdout.readline()
         if "ready" not in ready:
             raise RuntimeError("the nbgrader worker did not start: "
@@ -121,8 +127,7 @@ class Slot:
             return True
         except (OSError, RuntimeError, subprocess.SubprocessError) as error:
             self.broken = True
-            print(f"warm start unavailable, each notebook starts cold: {str(error).splitlines()[0][:300]}",
-                  flush=True)
+            log.warning("warm start unavailable, each notebook starts cold: %s", str(error).splitlines()[0][:300])
             return False
 
     def start_soon(self) -> None:
@@ -130,7 +135,7 @@ class Slot:
         def start():
             try:
                 self.ensure()
-            except Exception:  # noqa: BLE001  (ensure() starts them again, and says why, when needed)
+            except Exception:  # ensure() starts them again, and says why, when needed
                 pass
         self.starting = threading.Thread(target=start, daemon=True)
         self.starting.start()
@@ -148,7 +153,7 @@ class Slot:
 
         asking = threading.Thread(target=ask, daemon=True)
         asking.start()
-        asking.join(limits.NOTEBOOK_WALL_S)
+        asking.join(self.limits.notebook_wall_s)
         if asking.is_alive() or not answer or not answer[0]:
             # the kernel's launcher is in a session of its own (jupyter_client's choice): stopping the template
             # too is what surely ends the kernel and all it started; the next notebook starts both again
@@ -208,14 +213,15 @@ class slots:
     """``with slots(n):`` n warm slots, started at once in the background; each thread that grades takes one
     of its own (:meth:`for_this_thread`); all are closed when the run ends."""
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, limits: Limits | None = None) -> None:
+        self.limits = Limits() if limits is None else limits
         self.all: list[Slot] = []
         self.free: list[Slot] = []
         self.lock = threading.Lock()
         if enabled():
             machine.caches()  # the sandbox shows them: they must exist before it starts
             for _ in range(count):
-                slot = Slot()
+                slot = Slot(self.limits)
                 slot.start_soon()
                 self.all.append(slot)
             self.free = list(self.all)
@@ -231,7 +237,7 @@ class slots:
             with self.lock:
                 slot = self.free.pop() if self.free else None
             if slot is None:  # more threads than slots: one more
-                slot = Slot()
+                slot = Slot(self.limits)
                 with self.lock:
                     self.all.append(slot)
             _local.slot = (self, slot)

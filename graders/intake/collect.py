@@ -3,7 +3,7 @@
 DOWNLOAD is an LMS download, a folder or the zip itself. ``graders.intake.download`` finds its layout and a
 reader in ``graders.intake.lms`` says whose each file is, by the identifier that LMS gives (Canvas user id,
 Moodle participant id, Gradescope SID or e-mail, Blackboard username, Brightspace id; Classroom gives none, so a
-roster decides: ``graders.intake.join``) and when the LMS says it was handed in. ``graders.intake.match`` says
+roster decides: ``graders.intake.join``) and when the LMS says it was handed in. ``graders.intake.student_files`` says
 which released notebook a file is; ``graders.intake.newest`` which version is filed. Each one lands in
 ``DIR/submitted/<student_id>/<notebook>/<notebook>.ipynb`` with nbgrader's ``timestamp.txt`` when the LMS records
 a time, and in ``DIR/collect_manifest.csv``. Every file not filed is in ``DIR/collect_report.csv`` with the
@@ -16,21 +16,20 @@ without limits. Its collector plugins are used where they fit (``lms.canvas``, `
 
 from __future__ import annotations
 
-import csv
 import datetime
 import hashlib
-import io
 import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graders import limits
-from graders.intake import files
-from graders.intake import match as intake
+from graders.csvfile import read_rows, write_rows
+from graders.errors import InputError
+from graders.intake import files, student_files
 from graders.intake.download import UNKNOWN, Sources, find_layouts, looks_for  # noqa: F401 (the command's)
 from graders.intake.lms import HandIn, Skipped, is_system, safe_id
 from graders.intake.newest import Version, choose, iso
+from graders.limits import Limits
 from graders.paths import notebook_names
 
 try:
@@ -95,13 +94,13 @@ def assign_ids(hand_ins: list[HandIn], manifest: list[dict]) -> None:
 
 
 def candidates(hand_in: HandIn, sources: Sources, budget: list[int],
-               skipped: list[Skipped]) -> list[Version]:
+               skipped: list[Skipped], limits: Limits) -> list[Version]:
     """The notebook-like files of one hand-in, zip members included, each with its time; the others reported."""
     found = []
     for path, given in hand_in.files:
         label = sources.label(path)
         if path.suffix.lower() == ".zip":
-            members, notes = files.zip_candidates(path, budget)
+            members, notes = files.zip_candidates(path, budget, limits)
             for c in members:
                 c.label = f"{label}:{c.label.split(':', 1)[1]}"
                 found.append(Version(c, hand_in, _time(hand_in, path)))
@@ -139,7 +138,7 @@ def _other_members(path: Path) -> list[tuple[str, str]]:
 def timestamp_text(epoch: float) -> str:
     """nbgrader's own format (``Exchange.timestamp_format``), in UTC, as ``parse_utc`` reads it; to the second, as
     the manifest's ``submitted_at`` (the two must agree)."""
-    return datetime.datetime.fromtimestamp(round(epoch), datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    return datetime.datetime.fromtimestamp(round(epoch), datetime.UTC).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
 
 
 def _newer(version: Version, old: dict) -> bool:
@@ -195,41 +194,25 @@ def place(course: Path, sid: str, name: str, version: Version, old: dict | None)
 # ---------------------------------------------------------------------------------------------
 # The run
 # ---------------------------------------------------------------------------------------------
-def read_csv(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+def collect(download: Path, course: Path, names: list[str] | None = None, echo=None,
+            roster: Path | None = None, times: Path | None = None, limits: Limits | None = None) -> Result:
+    """File every hand-in of ``download`` into ``course`` (``limits``: default :meth:`Limits.from_env`).
 
-
-def write_csv(path: Path, fields: list[str], rows: list[dict]) -> None:
-    """Write the table, or leave the file as it is when it already holds exactly that (a rerun)."""
-    text = io.StringIO()
-    writer = csv.DictWriter(text, fields, extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows([{k: r.get(k, "") for k in fields} for r in rows])
-    data = text.getvalue().encode("utf-8")
-    if path.exists() and path.read_bytes() == data:
-        return
-    part = path.with_suffix(".part")
-    part.write_bytes(data)
-    part.replace(path)
-
-
-def collect(download: Path, course: Path, names: list[str] | None = None, echo=print,
-            roster: Path | None = None, times: Path | None = None) -> Result:
+    ``echo``: a function given each line of the report (the command passes ``print``); default: no report.
+    """
+    limits = limits or Limits.from_env()
     names = names or notebook_names()
     download, course = Path(download).resolve(), Path(course).resolve()
     if download.is_relative_to(course / "submitted"):
-        raise ValueError(f"{download} is inside the course's own submitted/ folder: nothing to collect")
+        raise InputError(f"{download} is inside the course's own submitted/ folder: nothing to collect")
     members = _read_roster(roster) if roster else None  # a bad roster stops here, before anything is written
     supplied = _read_times(times) if times else None
     course.mkdir(parents=True, exist_ok=True)
-    manifest = {(r["student_id"], r["notebook"]): r for r in read_csv(course / MANIFEST)}
+    manifest = {(r["student_id"], r["notebook"]): r for r in read_rows(course / MANIFEST)}
     result = Result()
     sources = Sources(download)
     with tempfile.TemporaryDirectory(prefix="collect-") as tmp:
-        layouts = find_layouts(download, names, Path(tmp), sources, result.skipped)
+        layouts = find_layouts(download, names, Path(tmp), sources, result.skipped, limits)
         hand_ins = [h for _, found, _ in layouts for h in found]
         for layout, found, skipped in layouts:
             result.layouts.append(f"{layout}: {len({(h.lms, h.key) for h in found})} person(s)")
@@ -242,7 +225,7 @@ def collect(download: Path, course: Path, names: list[str] | None = None, echo=p
         if supplied is not None:
             from graders.intake import times as given
             given.apply(hand_ins, supplied, result.notes)
-        claims = _match(hand_ins, names, sources, result.skipped)
+        claims = _match(hand_ins, names, sources, result.skipped, limits, course)
         for (sid, name), group in sorted(claims.items()):
             _file(course, sid, name, group, manifest, result)
         if members is not None:
@@ -251,41 +234,43 @@ def collect(download: Path, course: Path, names: list[str] | None = None, echo=p
     result.skipped = [Skipped(sources.label(Path(s.file)) if Path(s.file).is_absolute() else s.file, s.reason,
                               s.student) for s in result.skipped]
     result.notes += _canvas_time_note(result)
-    write_csv(course / MANIFEST, MANIFEST_FIELDS, [manifest[k] for k in sorted(manifest)])
-    write_csv(course / REPORT, REPORT_FIELDS, [{"file": s.file, "student": s.student, "reason": s.reason}
+    write_rows(course / MANIFEST, MANIFEST_FIELDS, [manifest[k] for k in sorted(manifest)])
+    write_rows(course / REPORT, REPORT_FIELDS, [{"file": s.file, "student": s.student, "reason": s.reason}
                                                for s in result.skipped])
-    _echo(result, download, course, echo)
+    if echo is not None:
+        _echo(result, download, course, echo)
     return result
 
 
 def _read_roster(path: Path):
     from graders.intake import roster
     if not Path(path).is_file():
-        raise ValueError(f"the roster {path} does not exist")
+        raise InputError(f"the roster {path} does not exist")
     return roster.read(Path(path))
 
 
 def _read_times(path: Path) -> dict[str, float]:
     from graders.intake import times
     if not Path(path).is_file():
-        raise ValueError(f"the times file {path} does not exist")
+        raise InputError(f"the times file {path} does not exist")
     return times.read(Path(path))
 
 
-def _match(hand_ins: list[HandIn], names: list[str], sources: Sources, skipped: list[Skipped]) -> dict:
+def _match(hand_ins: list[HandIn], names: list[str], sources: Sources, skipped: list[Skipped], limits: Limits,
+           course: Path) -> dict:
     """(student_id, notebook) -> [Version] for every file that claims that notebook."""
     by_student: dict[str, list[HandIn]] = {}
     for h in hand_ins:
         by_student.setdefault(h.student_id, []).append(h)
     claims: dict = {}
     for sid, group in by_student.items():
-        budget = [int(limits.MAX_UNZIPPED_MIB * 2**20)]
-        versions = [v for h in group for v in candidates(h, sources, budget, skipped)]
+        budget = [int(limits.max_unzipped_mib * 2**20)]
+        versions = [v for h in group for v in candidates(h, sources, budget, skipped, limits)]
         for v in [v for v in versions if v.cand.problem]:
             skipped.append(Skipped(v.cand.label, v.cand.problem, sid))
         versions = [v for v in versions if not v.cand.problem]
         by_cand = {id(v.cand): v for v in versions}
-        found = intake.match_candidates([v.cand for v in versions], names)
+        found = student_files.match_candidates([v.cand for v in versions], names, limits, course)
         matched = {id(c) for cands in found.values() for c in cands}
         for v in versions:
             if id(v.cand) not in matched:

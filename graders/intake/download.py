@@ -12,7 +12,6 @@ import os
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from graders import limits
 from graders.intake.lms import (
     HandIn,
     Skipped,
@@ -26,6 +25,7 @@ from graders.intake.lms import (
     is_system,
     moodle,
 )
+from graders.limits import Limits
 
 # tried in this order at each level; folders last (it takes any folder of folders)
 READERS = [gradescope, blackboard, brightspace, moodle, canvas, classroom]
@@ -49,9 +49,9 @@ class Sources:
         return str(path)
 
 
-def extract(archive: Path, dest: Path, label: str, skipped: list[Skipped]) -> bool:
+def extract(archive: Path, dest: Path, label: str, skipped: list[Skipped], limits: Limits) -> bool:
     """Unpack an LMS zip safely: no paths outside ``dest``, no file over the size limit, times kept."""
-    cap = int(limits.MAX_FILE_MIB * 2**20)
+    cap = int(limits.max_file_mib * 2**20)
     try:
         with zipfile.ZipFile(archive) as zf:
             for member in zf.infolist():
@@ -63,7 +63,7 @@ def extract(archive: Path, dest: Path, label: str, skipped: list[Skipped]) -> bo
                     skipped.append(Skipped(where, "ignored: a path outside the zip's folder"))
                     continue
                 if member.file_size > cap:
-                    skipped.append(Skipped(where, f"over the {limits.MAX_FILE_MIB:g} MiB limit for one file"))
+                    skipped.append(Skipped(where, f"over the {limits.max_file_mib:g} MiB limit for one file"))
                     continue
                 target = dest.joinpath(*parts)
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -113,11 +113,11 @@ Found = tuple[str, list[HandIn], list[Skipped]]
 
 
 def find_layouts(path: Path, names: list[str], tmp: Path, sources: Sources, skipped: list[Skipped],
-                 depth: int = 0) -> list[Found]:
+                 limits: Limits, depth: int = 0) -> list[Found]:
     """Every layout in the download: (its name, its hand-ins, the files it does not file)."""
     if path.is_file():
         dest = tmp / f"download{len(sources.bases)}"
-        if not extract(path, dest, sources.label(path), skipped):
+        if not extract(path, dest, sources.label(path), skipped, limits):
             return []
         sources.add(dest, sources.label(path) + ":")
         path = dest
@@ -125,7 +125,7 @@ def find_layouts(path: Path, names: list[str], tmp: Path, sources: Sources, skip
     entries = _entries(levels[-1])
     zips = [p for p in entries if p.is_file() and p.suffix.lower() == ".zip" and not _lms_named(p)]
     if zips and len(zips) == len(entries) and depth < 2:  # a folder of downloads (say, one per notebook)
-        return [found for z in zips for found in find_layouts(z, names, tmp, sources, skipped, depth + 1)]
+        return [found for z in zips for found in find_layouts(z, names, tmp, sources, skipped, limits, depth + 1)]
     for level in levels:
         for reader in READERS:
             found = reader.read(level, names)

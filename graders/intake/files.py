@@ -14,8 +14,8 @@ from pathlib import Path
 
 import nbformat
 
-from graders import limits
 from graders.intake.repair import fix_ids
+from graders.limits import Limits
 
 
 @dataclass
@@ -35,23 +35,22 @@ class Candidate:
         return len(self.data) if self.data is not None else self.path.stat().st_size
 
 
-
 def looks_like_notebook(name: str) -> bool:
     low = name.lower()
     return low.endswith(".ipynb") or ".ipynb." in low or low.endswith(".ipynb.json") or low.endswith(".ipynb.txt")
 
 
-def zip_candidates(path: Path, budget: list[int]) -> tuple[list[Candidate], list[str]]:
+def zip_candidates(path: Path, budget: list[int], limits: Limits) -> tuple[list[Candidate], list[str]]:
     """Notebooks inside one zip, read into memory with size and count limits; never extracted."""
     notes, found = [], []
-    if path.stat().st_size > limits.MAX_FILE_MIB * 2**20:
-        return [], [f"ignored {path.name}: over the {limits.MAX_FILE_MIB:g} MiB limit"]
+    if path.stat().st_size > limits.max_file_mib * 2**20:
+        return [], [f"ignored {path.name}: over the {limits.max_file_mib:g} MiB limit"]
     try:
         with zipfile.ZipFile(path) as zf:
             members = [m for m in zf.infolist() if not m.is_dir()]
-            if len(members) > limits.MAX_ZIP_FILES:
-                notes.append(f"{path.name} holds {len(members)} files; looked at the first {limits.MAX_ZIP_FILES}")
-                members = members[:limits.MAX_ZIP_FILES]
+            if len(members) > limits.max_zip_files:
+                notes.append(f"{path.name} holds {len(members)} files; looked at the first {limits.max_zip_files}")
+                members = members[:limits.max_zip_files]
             for member in members:
                 parts = Path(member.filename).parts
                 base = parts[-1] if parts else ""
@@ -64,7 +63,7 @@ def zip_candidates(path: Path, budget: list[int]) -> tuple[list[Candidate], list
                     mtime = datetime.datetime(*member.date_time).timestamp()
                 except (ValueError, OverflowError):
                     pass
-                cap = min(budget[0], int(limits.MAX_FILE_MIB * 2**20))
+                cap = min(budget[0], int(limits.max_file_mib * 2**20))
                 if member.file_size > cap:
                     found.append(Candidate(base, label, mtime, problem=f"{label} is {member.file_size / 2**20:.0f} "
                                            f"MiB unpacked, over the limit"))
@@ -81,29 +80,34 @@ def zip_candidates(path: Path, budget: list[int]) -> tuple[list[Candidate], list
     return found, notes
 
 
-def gather(folder: Path) -> tuple[list[Candidate], list[str]]:
+def gather(folder: Path, limits: Limits) -> tuple[list[Candidate], list[str]]:
     """Every notebook-like file a student handed in: loose files first, then zip members."""
     candidates, notes = [], []
     files = sorted(p for p in Path(folder).rglob("*") if p.is_file() and not p.is_symlink()
                    and ".ipynb_checkpoints" not in p.parts and "__MACOSX" not in p.parts)
-    budget = [int(limits.MAX_UNZIPPED_MIB * 2**20)]
+    budget = [int(limits.max_unzipped_mib * 2**20)]
     for path in files:
         if looks_like_notebook(path.name) and not path.name.startswith("._"):
             candidates.append(Candidate(path.name, str(path.relative_to(folder)), path.stat().st_mtime, path=path))
     for path in files:
         if path.suffix.lower() == ".zip":
-            found, zip_notes = zip_candidates(path, budget)
+            found, zip_notes = zip_candidates(path, budget, limits)
             candidates += found
             notes += zip_notes
     return candidates, notes
 
 
-def loads(data: bytes, label: str = "the file") -> tuple[nbformat.NotebookNode | None, str | None]:
-    """Parse submitted bytes, or say in plain words why they cannot be a notebook."""
+def loads(data: bytes, label: str = "the file",
+          limits: Limits | None = None) -> tuple[nbformat.NotebookNode | None, str | None]:
+    """Parse submitted bytes, or say in plain words why they cannot be a notebook.
+
+    ``limits``: the run's (default: this process's environment, :meth:`Limits.from_env`).
+    """
+    limits = limits or Limits.from_env()
     if len(data) == 0:
         return None, "the file is empty (0 bytes)"
-    if len(data) > limits.MAX_FILE_MIB * 2**20:
-        return None, f"the file is {len(data) / 2**20:.0f} MiB, over the {limits.MAX_FILE_MIB:g} MiB limit"
+    if len(data) > limits.max_file_mib * 2**20:
+        return None, f"the file is {len(data) / 2**20:.0f} MiB, over the {limits.max_file_mib:g} MiB limit"
     if not data.strip():
         return None, "the file holds only blank space"
     try:
@@ -121,13 +125,3 @@ def loads(data: bytes, label: str = "the file") -> tuple[nbformat.NotebookNode |
     except Exception as error:  # nbformat raises several types
         return None, f"JSON but not a Jupyter notebook ({type(error).__name__}: {str(error)[:120]})"
     return nb, None
-
-
-def load(path: Path) -> tuple[nbformat.NotebookNode | None, str | None]:
-    """Parse a submitted file, or say in plain words why it cannot be a notebook."""
-    size = path.stat().st_size
-    if size > limits.MAX_FILE_MIB * 2**20:
-        return None, f"the file is {size / 2**20:.0f} MiB, over the {limits.MAX_FILE_MIB:g} MiB limit"
-    return loads(path.read_bytes())
-
-

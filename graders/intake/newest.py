@@ -29,7 +29,7 @@ class Version:
 def iso(epoch: float | None) -> str:
     if epoch is None:
         return ""
-    return datetime.datetime.fromtimestamp(round(epoch), datetime.timezone.utc).isoformat()
+    return datetime.datetime.fromtimestamp(round(epoch), datetime.UTC).isoformat()
 
 
 def choose(versions: list[Version], name: str) -> tuple[Version, str]:

@@ -212,11 +212,6 @@ def repair(nb: nbformat.NotebookNode, release: nbformat.NotebookNode) -> list[st
         notes.append("edited test cell(s) " + ", ".join(changed_tests) + ": graded with the released tests")
     if to_code:
         notes.append("cell(s) " + ", ".join(to_code) + " had become markdown; graded as released code cells")
-    gids = [nbtools.grade_id(c) for c in out if nbtools.grade_id(c)]
-    dupes = {g for g in gids if gids.count(g) > 1}
-    for cell in out:  # never two cells with one grade id (nbgrader issue 1083 aborts the run)
-        if nbtools.grade_id(cell) in dupes and not any(cell is rel for rel in rel_cells):
-            _strip_grading(cell)
     nb.cells = out
     nb.metadata["kernelspec"] = copy.deepcopy(release.metadata.get("kernelspec", nb.metadata.get("kernelspec", {})))
     fix_ids(nb)

@@ -20,8 +20,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from graders.errors import InputError
 
-class RosterError(ValueError):
+
+class RosterError(InputError):
     """A roster that cannot be read: the message names the file and the columns expected."""
 
 
@@ -125,7 +127,7 @@ class Roster:
         if not self._keys or len(self._keys) != len(self.members):
             self._keys = [_name_keys(m) for m in self.members]
         full, sq = _norm(name), squeeze(name)
-        return [m for m, (names, squeezed) in zip(self.members, self._keys)
+        return [m for m, (names, squeezed) in zip(self.members, self._keys, strict=True)
                 if full in names or _norm(moodle_clean(name)) in names or (sq and sq in squeezed)]
 
 
@@ -212,7 +214,7 @@ _STAFF = {"instructor", "teacher", "non-editing teacher", "editingteacher", "ta"
 
 
 def _member(lms: str, header: list[str], row: list[str]) -> Member | None:
-    cell = dict(zip([h.casefold() for h in header], row))
+    cell = dict(zip([h.casefold() for h in header], row, strict=False))
     get = lambda *names: next((cell[n.casefold()] for n in names if cell.get(n.casefold())), "")  # noqa: E731
     ids = {}
     for column, kind in _ID_COLUMNS[lms].items():

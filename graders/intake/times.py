@@ -13,6 +13,7 @@ import csv
 import io
 from pathlib import Path
 
+from graders.errors import InputError
 from graders.intake.lms import HandIn, epoch
 
 ID_COLUMNS = ("canvas_user_id", "user_id", "id", "lms_id", "student_id")
@@ -27,12 +28,12 @@ def read(path: Path) -> dict[str, float]:
     delimiter = max(",;\t", key=first.count)
     rows = list(csv.reader(io.StringIO(text), delimiter=delimiter))
     if not rows:
-        raise ValueError(f"--times {path}: the file is empty")
+        raise InputError(f"--times {path}: the file is empty")
     header = [h.strip().casefold() for h in rows[0]]
     id_col = next((header.index(c) for c in ID_COLUMNS if c in header), None)
     time_col = next((header.index(c) for c in TIME_COLUMNS if c in header), None)
     if id_col is None or time_col is None:
-        raise ValueError(f"--times {path}: expected a column naming the person ({', '.join(ID_COLUMNS)}) and one "
+        raise InputError(f"--times {path}: expected a column naming the person ({', '.join(ID_COLUMNS)}) and one "
                          f"with the time ({', '.join(TIME_COLUMNS)}); its columns are {', '.join(rows[0])}")
     times, bad = {}, []
     for row in rows[1:]:
@@ -44,7 +45,7 @@ def read(path: Path) -> dict[str, float]:
         else:
             times[row[id_col].strip()] = when
     if bad:
-        raise ValueError(f"--times {path}: the time of {', '.join(bad[:5])} is not a date and time (ISO 8601)")
+        raise InputError(f"--times {path}: the time of {', '.join(bad[:5])} is not a date and time (ISO 8601)")
     return times
 
 

@@ -8,23 +8,9 @@ points; the sample student "mistakes" in ``samples/`` carries the ones marked ``
 
 from __future__ import annotations
 
-import textwrap
-from dataclasses import dataclass
+from graders.authoring.fixtures import Mistake
 
-
-@dataclass(frozen=True)
-class Mistake:
-    key: str                 # short name, unique within the notebook
-    cell: str                # grade_id of the answer cell it replaces
-    source: str              # what the student wrote instead of the reference answer
-    loses: tuple[str, ...]   # grade_ids of the test cells that must fail
-    why: str = ""            # the misconception, for people reading the fixtures
-    sample: bool = False     # part of the sample "mistakes" student
-    hidden_only: str = ""    # why no visible check can flag it (hard-coding, for instance); "" = one must
-
-    @property
-    def code(self) -> str:
-        return textwrap.dedent(self.source).strip("\n") + "\n"
+__all__ = ["Mistake", "for_notebook"]
 
 
 def for_notebook(name: str) -> list[Mistake]:

@@ -4,7 +4,7 @@ A reader module has ``NAME`` (the LMS), ``LOOKS_FOR`` (the names it recognises, 
 ``read(root, names) -> (hand_ins, skipped) | None``: ``None`` unless ``root`` follows that LMS's whole rule
 (``/work/shared/reference/lms-formats.md``, summarised in docs/collecting.md). Readers only say whose files
 are whose and when the LMS says they were handed in; matching a file to a released notebook is
-``graders.intake.match``'s job.
+``graders.intake.student_files``'s job.
 
 A student is keyed by the identifier the LMS gives (``HandIn.key``), never by a name; the nbgrader student id
 is that identifier made a safe folder name with the LMS in front (:func:`student_id`): ``canvas_340934``.
@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nbgrader.plugins import FileNameCollectorPlugin
+
+from graders.intake.student_files import normalise_name
 
 #: files that operating systems and browsers add; listed in the report as ignored, never filed
 SYSTEM_FILES = {".DS_Store", "Thumbs.db", "desktop.ini", ".localized"}
@@ -38,13 +40,12 @@ class NamedCollector(FileNameCollectorPlugin):
         match = re.match(self.named_regexp, os.path.basename(filename))
         return match.groupdict() if match else None
 
-    def parsed_files(self, root: Path, pattern: str) -> tuple[list[tuple[Path, str, dict]], list["Skipped"]]:
+    def parsed_files(self, root: Path, pattern: str) -> tuple[list[tuple[Path, str, dict]], list[Skipped]]:
         return parsed_files(root, self.parse, pattern)
 
     def collect(self, submitted_file: str) -> dict | None:
         info = super().collect(os.path.basename(submitted_file))  # zip_collect passes whole paths
         if info:
-            from graders.intake.match import normalise_name
             info["file_id"] = normalise_name(info["file_id"]) + ".ipynb"
         return info
 

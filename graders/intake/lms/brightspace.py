@@ -98,7 +98,7 @@ def read(root: Path, names: list[str]) -> tuple[list[HandIn], list[Skipped]] | N
             found.append((path, first, info))
     pos, decided = person_position([info for _, _, info in found])
     hand_ins: dict[tuple[str, str], HandIn] = {}
-    for path, first, info in found:
+    for path, _first, info in found:
         person = info[pos]
         hand_in = hand_ins.setdefault((person, info["date"]), HandIn(
             NAME, key=person, name=display(info["name"]), lms_id=person, student_id=student_id("brightspace", person),

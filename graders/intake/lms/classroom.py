@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 
 from graders.intake.lms import HandIn, Skipped, display, files_under, name_key, safe_id, split_system
+from graders.intake.student_files import name_matches
 
 NAME = "Google Classroom"
 LOOKS_FOR = "Google Classroom: '<Student Name> - <notebook>.ipynb' (the Drive folder or its zip)"
@@ -28,7 +29,6 @@ PATTERN = re.compile(r"^(?P<name>.+?) - (?P<file>.+)$")
 
 def _owner(filename: str, names: list[str]) -> tuple[str, str] | None:
     """``('Ada Lovelace', '01_devices.ipynb')``, or None when no student's name leads the file name."""
-    from graders.intake.match import name_matches
     match = PATTERN.match(display(filename))
     if not match or any(name_matches(match["name"], n) for n in names):  # "01_devices - Copy.ipynb"
         return None

@@ -1,1 +1,0 @@
-"""Checks of the graders themselves: the samples' verdict, selftest, stress."""

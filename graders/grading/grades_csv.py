@@ -1,0 +1,38 @@
+"""The grades files of a results folder: ``grades.csv`` (a row per student and notebook) and
+``grades_detail.csv`` (the score of every test cell), written and read back the same way by ``autograde``,
+``review`` and ``merge``."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from graders.grading.row import FIELDS, Row
+
+
+def write_csv(rows: list[Row], out: Path) -> None:
+    with open(out / "grades.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, FIELDS)
+        writer.writeheader()
+        writer.writerows(r.csv() for r in rows)
+    with open(out / "grades_detail.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["student_id", "notebook", "grade_id", "score", "max_score"])
+        for r in rows:
+            for gid, (score, mx) in r.cells.items():
+                # a withheld score is withheld cell by cell too
+                writer.writerow([r.student_id, r.notebook, gid, "" if r.score is None else f"{score:g}", f"{mx:g}"])
+
+
+def read_csv(out: Path) -> list[Row]:
+    """The rows of ``out/grades.csv`` with their test cells from ``grades_detail.csv``."""
+    with open(Path(out) / "grades.csv", newline="") as f:
+        table = list(csv.DictReader(f))
+    cells: dict = {}
+    if (Path(out) / "grades_detail.csv").exists():
+        with open(Path(out) / "grades_detail.csv", newline="") as f:
+            for d in csv.DictReader(f):
+                cells.setdefault((d["student_id"], d["notebook"]), {})[d["grade_id"]] = (
+                    float(d["score"] or 0), float(d["max_score"]))
+    return [Row(r["student_id"], r["notebook"], float(r["score"]) if r["score"] else None, float(r["max_score"]),
+                r["status"], r["message"], cells=cells.get((r["student_id"], r["notebook"]), {})) for r in table]
