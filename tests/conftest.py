@@ -30,6 +30,12 @@ if WORKER:
         _path.mkdir(parents=True, exist_ok=True)
         os.environ[_var] = str(_path)
     tempfile.tempdir = None  # read TMPDIR again
+    # Each worker's torch (its own, its kernels', its notebooks') gets its share of the cores, as autograde gives
+    # parallel kernels theirs (graders/grading/cores.py): two workers with a thread per core each would spin
+    # OpenMP threads against each other.
+    _workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if _workers > 1:
+        os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or _workers) // _workers)))
 
 
 @pytest.fixture(scope="session")

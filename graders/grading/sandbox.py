@@ -161,18 +161,20 @@ def check_containment() -> list[tuple[str, bool, str]]:
         if name == "read the grader's HOME" and not contained:
             # only the folders that lead to what the sandbox shows (the Python install, the caches) may be there
             shown = set(what.split(": ", 1)[1].split("|"))
-            contained = shown <= home_entries_shown()
+            contained = shown <= home_entries_shown([inside])
             if contained:
-                what = f"contained: only the way to the read-only caches and Python ({', '.join(sorted(shown))})"
+                what = f"contained: only the way to its own folder, the read-only caches and Python " \
+                       f"({', '.join(sorted(shown))})"
         rows.append((name, contained, what))
     return rows
 
 
-def home_entries_shown() -> set[str]:
-    """The names in HOME that lead to a path the sandbox binds (bubblewrap makes the folders on the way)."""
+def home_entries_shown(writable: list[Path] = ()) -> set[str]:
+    """The names in HOME that lead to a path the sandbox binds (bubblewrap makes the folders on the way): the
+    Python install, the caches, and the kernel's own ``writable`` folder (a TMPDIR inside HOME puts it there)."""
     home = Path.home().resolve()
     names = set()
-    for path in system_paths() + readonly_paths():
+    for path in [*system_paths(), *readonly_paths(), *writable]:
         try:
             names.add(Path(path).resolve().relative_to(home).parts[0])
         except (ValueError, IndexError):
