@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+from graders import csvfile
 from graders.grading.row import FIELDS, Row
 
 
@@ -25,14 +26,14 @@ def write_csv(rows: list[Row], out: Path) -> None:
 
 
 def read_csv(out: Path) -> list[Row]:
-    """The rows of ``out/grades.csv`` with their test cells from ``grades_detail.csv``."""
-    with open(Path(out) / "grades.csv", newline="") as f:
-        table = list(csv.DictReader(f))
+    """The rows of ``out/grades.csv`` with their test cells from ``grades_detail.csv`` (FileNotFoundError when
+    the folder has no grades yet)."""
+    if not (Path(out) / "grades.csv").exists():
+        raise FileNotFoundError(Path(out) / "grades.csv")
     cells: dict = {}
-    if (Path(out) / "grades_detail.csv").exists():
-        with open(Path(out) / "grades_detail.csv", newline="") as f:
-            for d in csv.DictReader(f):
-                cells.setdefault((d["student_id"], d["notebook"]), {})[d["grade_id"]] = (
-                    float(d["score"] or 0), float(d["max_score"]))
+    for d in csvfile.read_rows(Path(out) / "grades_detail.csv"):
+        cells.setdefault((d["student_id"], d["notebook"]), {})[d["grade_id"]] = (
+            float(d["score"] or 0), float(d["max_score"]))
     return [Row(r["student_id"], r["notebook"], float(r["score"]) if r["score"] else None, float(r["max_score"]),
-                r["status"], r["message"], cells=cells.get((r["student_id"], r["notebook"]), {})) for r in table]
+                r["status"], r["message"], cells=cells.get((r["student_id"], r["notebook"]), {}))
+            for r in csvfile.read_rows(Path(out) / "grades.csv")]
