@@ -26,22 +26,15 @@ def venv_env() -> dict[str, str]:
     return env
 
 
-@contextlib.contextmanager
-def venv_on_path():
-    """Our interpreter's bin first on PATH while an in-process nbgrader call runs, then PATH as it was.
+def gradebook_version() -> str:
+    """The schema version nbgrader stamps into a new gradebook: the head of its alembic scripts.
 
-    nbgrader's Gradebook starts ``alembic`` as a subprocess with this process's environment when it creates
-    a gradebook, and takes no environment to pass; every subprocess we start gets :func:`venv_env` instead.
-    """
-    before = os.environ.get("PATH")
-    os.environ["PATH"] = venv_env()["PATH"]
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop("PATH", None)
-        else:
-            os.environ["PATH"] = before
+    nbgrader's own ``get_alembic_version`` finds it by running ``alembic heads`` in a new process each time a
+    gradebook is created (about 3 s, most of it that Python importing SQLAlchemy again, and ``alembic`` must be
+    on PATH). :func:`api` has nbgrader ask this function instead: the same answer, read in this process."""
+    from alembic.script import ScriptDirectory
+    from nbgrader.dbutil import ALEMBIC_DIR
+    return ScriptDirectory(ALEMBIC_DIR).get_current_head()
 
 
 #: the first line of every config this module writes: a config without it is the instructor's own
@@ -95,8 +88,7 @@ def ensure(root: Path, names: list[str] | None = None, solutions: Path = SOLUTIO
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(wanted)
         if stale or not (root / "release" / name / f"{name}.ipynb").exists() or not (root / "gradebook.db").exists():
-            with venv_on_path():
-                result = api(root).generate_assignment(name, force=True, create=True)
+            result = api(root).generate_assignment(name, force=True, create=True)
             if not result["success"]:
                 raise RuntimeError(f"nbgrader generate_assignment {name} failed:\n{result['log']}\n{result['error']}")
     return names
@@ -119,11 +111,13 @@ def create(root: Path, names: list[str] | None = None, solutions: Path = SOLUTIO
 
 def api(root: Path):
     """An NbGraderAPI bound to ``root`` (configured from the course's nbgrader_config.py)."""
+    import nbgrader.api
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config import Config
     from traitlets.config.loader import PyFileConfigLoader
 
+    nbgrader.api.get_alembic_version = gradebook_version  # a new gradebook's version without a subprocess
     config = Config()
     loader = PyFileConfigLoader("nbgrader_config.py", path=str(root))
     config.merge(loader.load_config())

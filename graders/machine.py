@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 
 def data_dir() -> Path:
     """The data cache every kernel shares: ``$COURSE_DATA``, else gpucourse's default."""
-    from gpucourse.data import default_root
+    from gpucourse.datacache import default_root  # without torch: this process only needs the folder
     return Path(os.environ.get("COURSE_DATA") or default_root())
 
 
@@ -45,13 +45,16 @@ def caches() -> None:
 
 
 def prepare(verbose: bool = True) -> None:
-    """Create the shared caches and put Fashion-MNIST (or its announced stand-in) in place."""
-    from gpucourse.data import fashion_mnist
+    """Create the shared caches and put Fashion-MNIST (or its announced stand-in) in place. A cache that is ready
+    is left as it is, without importing torch here (each kernel loads the files with torchvision)."""
+    from gpucourse.datacache import cache_ready, is_standin
 
     caches()
     root = data_dir()
-    dataset = fashion_mnist(train=True, root=root, verbose=False)
+    if not cache_ready(root):
+        from gpucourse.data import fashion_mnist
+        fashion_mnist(train=True, root=root, verbose=False)
     if verbose:
-        what = "the offline stand-in (no real Fashion-MNIST on this machine)" if dataset.is_standin \
+        what = "the offline stand-in (no real Fashion-MNIST on this machine)" if is_standin(root) \
             else "Fashion-MNIST"
         log.info("data: kernels read %s from %s", what, root)

@@ -16,10 +16,13 @@ paths=0
 for arg in "$@"; do
     case "$arg" in -*) ;; *) [ -e "${arg%%::*}" ] && paths=1 ;; esac
 done
-if [ "$paths" = 1 ]; then [ "$tier" = all ] && tier=selected; else set -- tests "$@"; fi
+# every tier: the longest files first, the many short ones last (they fill in while the last long one ends)
+if [ "$paths" = 1 ]; then [ "$tier" = all ] && tier=selected; else set -- tests/judge tests/e2e tests/unit "$@"; fi
 workers=${TEST_WORKERS:-$(( $(nproc) < 2 ? 1 : 2 ))}
 xdist=()
-[ "$workers" -gt 1 ] && xdist=(-n "$workers" --dist loadfile)   # a file's tests in one worker: its fixtures made once
+# a file's tests in one worker (its fixtures made once), files handed out in the order given: pytest-xdist's
+# default reorders them by their number of tests, which leaves the slow one-test end-to-end files for last
+[ "$workers" -gt 1 ] && xdist=(-n "$workers" --dist loadfile --no-loadscope-reorder)
 start=$(date +%s)
 rc=0
 python -m pytest "${xdist[@]}" "$@" || rc=$?

@@ -1,9 +1,12 @@
-"""What the end-to-end grading tests share: one grading of the sample submissions, made once per process (in one
-pytest process, or in each pytest-xdist worker that runs a file using it)."""
+"""What the end-to-end grading tests share: one grading of the sample submissions for the whole run. Under
+pytest-xdist the first worker to ask makes it and the others wait for it and read it (pytest-xdist's documented
+way to make a session fixture once: a lock file in the run's shared temporary folder)."""
 
 from __future__ import annotations
 
+import fcntl
 import os
+import pickle
 from pathlib import Path
 from unittest import mock
 
@@ -16,12 +19,20 @@ SAMPLES_GRADED = ["01_devices", "05_gradscaler"]
 
 
 @pytest.fixture(scope="session")
-def samples_graded(tmp_path_factory) -> tuple[Path, list]:
+def samples_graded(tmp_path_factory, worker_id) -> tuple[Path, list]:
     """samples/submissions (correct, untouched, mistakes) graded once, warm, for SAMPLES_GRADED: the serial result a
-    Slurm array must equal (test_slurm_e2e.py), and the warm side of warm against cold (test_sandbox_e2e.py)."""
+    Slurm array must equal (test_slurm_e2e.py), and the warm side of warm against cold (test_sandbox_e2e.py).
+    Read-only to the tests that use it: another worker may be reading it too."""
     from graders.grading.autograde import autograde
 
-    out = tmp_path_factory.mktemp("samples-graded")
-    with mock.patch.dict(os.environ, {warm.ENV_SWITCH: "1"}):
-        rows = autograde(SAMPLES, out, names=SAMPLES_GRADED, progress=False)
-    return out, rows
+    shared = tmp_path_factory.getbasetemp()
+    if worker_id != "master":
+        shared = shared.parent  # the folder above every worker's own
+    out, saved = shared / "samples-graded", shared / "samples-graded.pickle"
+    with open(shared / "samples-graded.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also when the grading fails
+        if not saved.exists():
+            with mock.patch.dict(os.environ, {warm.ENV_SWITCH: "1"}):
+                rows = autograde(SAMPLES, out, names=SAMPLES_GRADED, progress=False)
+            saved.write_bytes(pickle.dumps(rows))
+    return out, pickle.loads(saved.read_bytes())

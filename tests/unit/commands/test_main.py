@@ -4,14 +4,11 @@
 from __future__ import annotations
 
 import logging
-import os
-import sys
 import types
 
 import pytest
 
 from graders import __main__ as cli
-from graders import course
 from graders.errors import GraderError, InputError, RefusedError
 
 LOGGER = logging.getLogger("graders")
@@ -66,11 +63,3 @@ def test_results_on_stdout_progress_by_verbosity(fake_command, capsys, argv, pro
     assert ("progress line" in said.err) == progress
     assert ("graders.fake: progress line" in said.err) == ("-v" in argv)  # -v names the module
 
-
-def test_the_course_nbgrader_path_is_scoped(monkeypatch):
-    # nbgrader's in-process gradebook starts `alembic` with this process's environment: the venv's bin is first
-    # on PATH while it runs, and PATH is as it was afterwards (no lasting write to os.environ)
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")
-    with course.venv_on_path():
-        assert os.environ["PATH"].split(os.pathsep)[0] == os.path.dirname(sys.executable)
-    assert os.environ["PATH"] == "/usr/bin:/bin"
