@@ -1,6 +1,6 @@
 # The developer loop. `make` lists the targets; each prints its wall time when it ends.
 # The tests of a tier are its folder: tests/unit/<package>/, tests/judge/, tests/e2e/<package>/.
-# PYTEST="-k name -x" passes options to pytest; TEST_WORKERS=1 runs in one process (default: 2 workers).
+# PYTEST="-k name -x" passes options to pytest; TEST_WORKERS=1 runs in one process (default: 3 workers).
 
 SHELL := bash
 .DEFAULT_GOAL := help

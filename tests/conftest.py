@@ -19,7 +19,7 @@ os.environ["COURSE_QUICK"] = "1"
 os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
-# Two workers side by side (pytest-xdist, `-n 2`: scripts/test.sh, .ci/run): each has its own HOME (the data cache,
+# Workers side by side (pytest-xdist, `-n 3`: scripts/test.sh, .ci/run): each has its own HOME (the data cache,
 # matplotlib's and jupyter's files) and TMPDIR (tempfile's folders, torch's compile cache), kept between runs below
 # the run's HOME so that a worker's data cache is filled once; pytest-xdist gives each its own tmp_path folders
 # (popen-gwN, where Slurm's state goes too). Ports are free ones, asked of the OS per test.
@@ -31,7 +31,7 @@ if WORKER:
         os.environ[_var] = str(_path)
     tempfile.tempdir = None  # read TMPDIR again
     # Each worker's torch (its own, its kernels', its notebooks') gets its share of the cores, as autograde gives
-    # parallel kernels theirs (graders/grading/cores.py): two workers with a thread per core each would spin
+    # parallel kernels theirs (graders/grading/cores.py): workers with a thread per core each would spin
     # OpenMP threads against each other.
     _workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     if _workers > 1:
@@ -94,6 +94,17 @@ def pytest_itemcollected(item):
 def pytest_collection_modifyitems(items):
     if _misplaced:
         raise pytest.UsageError("a test's folder is its tier (tests/conftest.py):\n  " + "\n  ".join(_misplaced))
+    items.sort(key=run_order)  # stable: the collection's order within each group
+
+
+def run_order(item) -> tuple[int, int]:
+    """The order of the files handed to the workers (scripts/test.sh keeps it: --no-loadscope-reorder): the long
+    ones first, so that a long file's waits (servers, Slurm, a fresh HOME's first runs) overlap other work: the
+    judge's one file, then the end-to-end tier with tests/e2e/grading/ first (its files grade whole classes), then
+    the unit tier's many short files, which fill in while the last long one ends."""
+    tier = tier_of(item.path)
+    package = item.path.resolve().relative_to(REPO / "tests").parts[1]
+    return ["judge", "e2e", "unit"].index(tier), 0 if (tier, package) == ("e2e", "grading") else 1
 
 
 # ---- test time by tier, printed at the end of every run (the figures the CI log shows) ---------------
