@@ -19,9 +19,9 @@ log = logging.getLogger(__name__)
 
 
 def data_dir() -> Path:
-    """The data cache every kernel shares: ``$COURSE_DATA``, else gpucourse's default."""
+    """The data cache every kernel shares: ``$COURSE_DATA``, else gpucourse's default (``default_root`` reads both)."""
     from gpucourse.datacache import default_root  # without torch: this process only needs the folder
-    return Path(os.environ.get("COURSE_DATA") or default_root())
+    return default_root()
 
 
 def mpl_dir() -> Path:
