@@ -128,7 +128,8 @@ def clean_outputs(nb) -> int:
 def execute(name: str, quick: bool, timeout: int, solutions: str) -> tuple:
     """Run one notebook in a fresh kernel (in a worker process); return (nb, seconds, error)."""
     import nbformat
-    from nbclient import NotebookClient
+
+    from graders.kernel_client import notebook_client
 
     # the kernel's environment: the inline backend makes the figures (no MPLBACKEND), not graded (no NBGRADER_*)
     env = {k: v for k, v in os.environ.items() if k not in ("MPLBACKEND", "NBGRADER_EXECUTION")}
@@ -136,9 +137,9 @@ def execute(name: str, quick: bool, timeout: int, solutions: str) -> tuple:
     nb = reader_copy(nbtools.read(Path(solutions) / f"{name}.ipynb"))
     start = time.perf_counter()
     error = ""
-    with tempfile.TemporaryDirectory(prefix=f"book-{name}-") as work:
-        client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False,
-                                store_widget_state=False, resources={"metadata": {"path": work}})
+    with (tempfile.TemporaryDirectory(prefix=f"book-{name}-") as work,
+          notebook_client(nb, work, timeout=timeout, kernel_name="python3", allow_errors=False,
+                          store_widget_state=False) as client):
         try:
             client.execute(env=env)
         except Exception as exc:  # keep what ran; the page and the exit status say what failed

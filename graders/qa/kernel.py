@@ -81,15 +81,14 @@ def solution_kernel(name: str, timeout: int | None = None, limits: Limits | None
     run as long as the grader lets a cell run; each call then may run ``timeout`` seconds (default:
     the same), so a test of a hang can wait seconds without the notebook's cells being cut short.
     ``limits``: the run's (default: :meth:`Limits.from_env`)."""
-    from nbclient import NotebookClient
+    from graders.kernel_client import notebook_client
 
     limits = limits or Limits.from_env()
     nb = solution_notebook(name)
     env = {**os.environ, "COURSE_QUICK": "1", "MPLBACKEND": "Agg"}  # the kernel's, not this process's
-    with tempfile.TemporaryDirectory(prefix=f"check-{name}-") as work:
-        client = NotebookClient(nb, timeout=limits.cell_timeout_s, kernel_name="python3",
-                                allow_errors=False, interrupt_on_timeout=True,
-                                resources={"metadata": {"path": work}})
+    with (tempfile.TemporaryDirectory(prefix=f"check-{name}-") as work,
+          notebook_client(nb, work, timeout=limits.cell_timeout_s, kernel_name="python3",
+                          allow_errors=False, interrupt_on_timeout=True) as client):
         with client.setup_kernel(env=env):
             for index, cell in enumerate(list(nb.cells)):
                 client.execute_cell(cell, index)

@@ -14,8 +14,8 @@ import sys
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
+from graders.kernel_client import notebook_client
 from graders.paths import NOTEBOOKS, notebook_names
 from tests.helpers.cells import role
 
@@ -58,9 +58,8 @@ def images_of(cell) -> int:
 def run_untouched(name: str, workdir) -> nbformat.NotebookNode:
     """Execute the released ``notebooks/<name>.ipynb`` as a student would, errors allowed, quick mode."""
     nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
-    client = NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
-                            resources={"metadata": {"path": str(workdir)}})
-    client.execute()
+    with notebook_client(nb, workdir, timeout=600, kernel_name="python3", allow_errors=True) as client:
+        client.execute()
     return nb
 
 
@@ -111,8 +110,8 @@ def test_problems_counts_a_skeleton_that_raises_on_run_all(tmp_path):
         cell("f()\n"),
     ])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    with notebook_client(nb, tmp_path, timeout=120, kernel_name="python3", allow_errors=True) as client:
+        client.execute()
     found = problems(nb)
     ids = {c.metadata.get("nbgrader", {}).get("grade_id", "demo"): c.id for c in nb.cells}
     raw = [line for line in found if "raw traceback" in line]
