@@ -21,6 +21,10 @@ def add_arguments(p):
 
 
 def run(args) -> int:
+    """``--quiet`` (or ``-q``) has already set the ``graders`` logger's level in ``__main__``: progress follows it."""
+    import logging
+
+    from graders import log
     from graders.errors import InputError
     from graders.grading.autograde import autograde, parse_shard, table_lines
     from graders.limits import Limits
@@ -35,7 +39,7 @@ def run(args) -> int:
     out = args.out or (args.submissions if is_course(args.submissions) else Path("graded"))
     rows = autograde(args.submissions, out, names=args.notebooks, jobs=args.jobs,
                      shard=parse_shard(args.shard), students=args.students,
-                     progress=not (args.quiet or getattr(args, "global_quiet", False)), limits=Limits.from_env())
+                     progress=log.LOGGER.isEnabledFor(logging.INFO), limits=Limits.from_env())
     print("\n".join(table_lines(rows)))
     print(f"\nwrote {out / 'grades.csv'} ({len(rows)} rows: every student and notebook graded into this folder so far)")
     return 0

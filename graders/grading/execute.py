@@ -158,7 +158,7 @@ def execute(job: Job, attempt: Attempt):
 
 def _skip_what_stopped_it(job: Job, attempt: Attempt, code, log_text: str) -> bool:
     """Neutralise the student's cell that was running, else fail the test that was; False if neither."""
-    last = guard_log.last_cell(attempt.run / "guard.log", attempt.key.encode())
+    last = attempt.report.last_cell
     label = neutralise(job.nb, last.get("hash")) if last else None
     if label is not None:
         job.skipped.append(f"without {label} ({failure_reason(code, log_text, job.limits)})")

@@ -3,7 +3,7 @@
 The guard (``graders.grading.guard``) signs every line it writes with the run's key (HMAC-SHA256).
 :func:`signed_records` is the one reader that checks those signatures; on it, :func:`read_log` checks that
 the log is whole (in order, every checkpoint present) and gathers what the guard found into a
-:class:`GuardReport`, and :func:`last_cell` names the cell the kernel was running when it stopped.
+:class:`GuardReport`, which also names the cell the kernel was running when it stopped (``last_cell``).
 """
 
 from __future__ import annotations
@@ -51,12 +51,6 @@ def _record(body: str) -> dict | None:
     return record if ok else None
 
 
-def last_cell(path: Path, key: bytes) -> dict | None:
-    """The last cell the kernel started (from the guard's log): ``{"hash": ..., "test": ...}``."""
-    cells = [r for r in signed_records(path, key).records if r.get("kind") == "cell"]
-    return cells[-1] if cells else None
-
-
 @dataclass
 class GuardReport:
     tampering: list[str] = field(default_factory=list)
@@ -65,6 +59,8 @@ class GuardReport:
     #: the part of ``tampering`` no repair undoes: the log itself is not whole (forged, cut,
     #: checkpoints missing or broken), so no score computed in that run can be trusted
     unrepairable: list[str] = field(default_factory=list)
+    #: the last cell the kernel started, ``{"hash": ..., "test": ...}``: what stopped a kernel that died
+    last_cell: dict | None = None
 
 
 def read_log(path: Path, key: bytes, tests: list[str], ran: bool = True) -> GuardReport:
@@ -72,6 +68,7 @@ def read_log(path: Path, key: bytes, tests: list[str], ran: bool = True) -> Guar
     report = GuardReport()
     signed = signed_records(path, key)
     records, forged, unreadable = signed.records, signed.forged, signed.unreadable
+    report.last_cell = next((r for r in reversed(records) if r["kind"] == "cell"), None)
     if forged:
         report.tampering.append(f"{forged} line(s) in the grader's integrity log were not written by the grader")
     if unreadable:

@@ -336,7 +336,7 @@ def test_replaced_json_is_put_back_and_the_log_stays_whole(tmp_path):
     report = run.report()
     assert "the code of json.dumps was replaced before test_x (put back)" in report.tampering
     assert report.unrepairable == [], report.unrepairable
-    assert guard_log.last_cell(run.log, run.key)["test"] == "test_x"
+    assert run.report(ran=False).last_cell["test"] == "test_x"
 
 
 def test_a_signed_line_that_is_no_record_makes_the_log_not_whole(tmp_path):
@@ -350,7 +350,7 @@ def test_a_signed_line_that_is_no_record_makes_the_log_not_whole(tmp_path):
     log.write_text("".join(hmac.new(key, b.encode(), hashlib.sha256).hexdigest() + " " + b + "\n" for b in lines))
     report = guard_log.read_log(log, key, ["test_x"])
     assert any("garbled" in t for t in report.unrepairable), report.unrepairable
-    assert guard_log.last_cell(log, key) is None
+    assert guard_log.read_log(log, key, [], ran=False).last_cell is None
 
 
 HOOKS = """
@@ -526,12 +526,12 @@ def test_last_cell_finds_the_cell_that_stopped_the_kernel(tmp_path):
                   ("test", "test_x", "assert x == 1"))
     run = grade(tmp_path / "top", nb)
     assert run.returncode == 3 and "never" not in run.results
-    assert guard_log.last_cell(run.log, run.key) == {"hash": guard_cells.source_hash(dies), "kind": "cell",
-                                                  "seq": len(run.records()) - 1, "test": None}
+    assert run.report(ran=False).last_cell == {"hash": guard_cells.source_hash(dies), "kind": "cell",
+                                               "seq": len(run.records()) - 1, "test": None}
     with open(run.log, "a") as f:  # a line not signed with the key is not the kernel's
         f.write("0" * 64 + " " + json.dumps({"kind": "cell", "hash": "forged", "seq": 99, "test": None}) + "\n")
-    assert guard_log.last_cell(run.log, run.key)["hash"] == guard_cells.source_hash(dies)
-    assert guard_log.last_cell(tmp_path / "missing.log", run.key) is None
+    assert run.report(ran=False).last_cell["hash"] == guard_cells.source_hash(dies)
+    assert guard_log.read_log(tmp_path / "missing.log", run.key, [], ran=False).last_cell is None
 
 
 def test_last_cell_inside_a_test_and_the_findings_before_it(tmp_path):
@@ -543,7 +543,7 @@ def test_last_cell_inside_a_test_and_the_findings_before_it(tmp_path):
                   ("test", "test_a", "assert f(1) == 1"), ("test", "test_b", test_b), ("test", "test_c", "assert 1"))
     run = grade(tmp_path, nb)
     assert run.returncode == 1
-    last = guard_log.last_cell(run.log, run.key)
+    last = run.report(ran=False).last_cell
     assert (last["hash"], last["test"]) == (guard_cells.source_hash(test_b), "test_b")
     dead = run.report(ran=False)  # a dead kernel: what was found still counts, nothing else is missing
     assert dead.per_test == {"test_b": [f"writing {outside / 'x'} (open)"]} and dead.unrepairable == []
