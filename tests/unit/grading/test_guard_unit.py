@@ -336,7 +336,7 @@ def test_replaced_json_is_put_back_and_the_log_stays_whole(tmp_path):
     report = run.report()
     assert "the code of json.dumps was replaced before test_x (put back)" in report.tampering
     assert report.unrepairable == [], report.unrepairable
-    assert run.report(ran=False).last_cell["test"] == "test_x"
+    assert report.last_cell["test"] == "test_x"
 
 
 def test_a_signed_line_that_is_no_record_makes_the_log_not_whole(tmp_path):
@@ -350,7 +350,7 @@ def test_a_signed_line_that_is_no_record_makes_the_log_not_whole(tmp_path):
     log.write_text("".join(hmac.new(key, b.encode(), hashlib.sha256).hexdigest() + " " + b + "\n" for b in lines))
     report = guard_log.read_log(log, key, ["test_x"])
     assert any("garbled" in t for t in report.unrepairable), report.unrepairable
-    assert guard_log.read_log(log, key, [], ran=False).last_cell is None
+    assert report.last_cell is None
 
 
 HOOKS = """
@@ -543,9 +543,8 @@ def test_last_cell_inside_a_test_and_the_findings_before_it(tmp_path):
                   ("test", "test_a", "assert f(1) == 1"), ("test", "test_b", test_b), ("test", "test_c", "assert 1"))
     run = grade(tmp_path, nb)
     assert run.returncode == 1
-    last = run.report(ran=False).last_cell
-    assert (last["hash"], last["test"]) == (guard_cells.source_hash(test_b), "test_b")
     dead = run.report(ran=False)  # a dead kernel: what was found still counts, nothing else is missing
+    assert (dead.last_cell["hash"], dead.last_cell["test"]) == (guard_cells.source_hash(test_b), "test_b")
     assert dead.per_test == {"test_b": [f"writing {outside / 'x'} (open)"]} and dead.unrepairable == []
     assert set(run.report().unrepairable) == {"the integrity check after test_b did not run",
                                               "the integrity check before test_c did not run",
