@@ -41,15 +41,46 @@ def gradebook_version() -> str:
 MARK = "# written by graders.course"
 
 
+#: what a course's config says when it cannot find the project's settings, and stops nbgrader: a config that raised
+#: an Exception would be logged and skipped (traitlets catches them), and nbgrader would run with its defaults, which
+#: put the hidden tests and the grader's guard into the students' feedback; a SystemExit is not an Exception
+REFUSAL = ("{config}: the project's nbgrader settings are not here: not at {made_by}",
+           "(where the repository that graded this course had them), and the Python running nbgrader",
+           "({python}) has no gpucourse installed from a clone of the repository. Without them nbgrader",
+           "would run with its defaults and show students the hidden tests and the grader's guard.",
+           "Run nbgrader from a clone's venv (`source scripts/setup.sh` there).")
+
+
 def config_text(limits: Limits) -> str:
-    """The course's nbgrader_config.py: the project's settings (loaded by path), with this run's limits."""
+    """The course's nbgrader_config.py: the project's settings (loaded by path), with this run's limits.
+
+    The course may be opened anywhere: the settings are looked for where the repository that wrote it keeps them,
+    then in the clone whose ``gpucourse`` the Python running nbgrader has installed (``scripts/setup.sh`` installs
+    it editable); where neither has them, nbgrader refuses to run (:data:`REFUSAL`)."""
+    refusal = "".join(f"        {line + ' '!r}\n" for line in REFUSAL[:-1]) + f"        {REFUSAL[-1]!r}\n"
     return (f"{MARK}: the project's settings, and the limits of the run that made this course\n"
+            "import importlib.util\n"
             "import os\n"
-            f"project = {str(HERE / 'nbgrader_config.py')!r}\n"
-            "if not os.path.isfile(project):  # load_subconfig would ignore a missing file without a word\n"
-            "    raise FileNotFoundError(project)\n"
+            "import sys\n"
+            "\n"
+            "\n"
+            "def _project_settings():  # the first that exists; never a folder an outsider could write a file into\n"
+            f"    made_by = {str(HERE / 'nbgrader_config.py')!r}\n"
+            "    places = [made_by]\n"
+            "    spec = importlib.util.find_spec('gpucourse')\n"
+            "    if spec is not None and spec.origin:  # an editable install: <clone>/gpucourse/__init__.py\n"
+            "        clone = os.path.dirname(os.path.dirname(os.path.abspath(spec.origin)))\n"
+            "        places.append(os.path.join(clone, 'graders', 'nbgrader_config.py'))\n"
+            "    for place in places:\n"
+            "        if os.path.isfile(place):\n"
+            "            return place\n"
+            "    raise SystemExit((\n"
+            f"{refusal}"
+            "    ).format(config=__file__, made_by=made_by, python=sys.executable))\n"
+            "\n"
+            "\n"
             "c = get_config()  # noqa: F821\n"
-            "load_subconfig(project)  # noqa: F821\n"
+            "load_subconfig(_project_settings())  # noqa: F821\n"
             f"c.Execute.timeout = {limits.cell_timeout_s!r}\n"
             f"c.LimitOutput.max_lines = {limits.max_output_lines!r}\n")
 

@@ -9,12 +9,18 @@ from pathlib import Path
 
 import nbformat
 
+from graders import nbtools
 from graders.grading.job import Attempt, Job
 from graders.intake import student_files as intake
 from graders.paths import COURSE_ID
 
 #: one writer at a time into the shared course folder and its SQLite gradebook (``--jobs`` threads)
 PUBLISH_LOCK = threading.Lock()
+
+#: a guard cell's source in the course's graded copy, which the formgrader shows the instructor: the install cell
+#: alone is ~960 lines, half of a grading page, before the student's first answer. The run graded the full cells;
+#: the copy keeps their metadata (``grader_guard``), outputs and place, so feedback still drops them.
+FOLDED = "# grader's integrity guard ({lines} lines, not shown here: docs/grading.md, section 6)\n"
 
 
 def _publish(run: Path, root: Path, student: str, name: str, item: intake.Intake) -> None:
@@ -30,8 +36,27 @@ def _publish(run: Path, root: Path, student: str, name: str, item: intake.Intake
             shutil.rmtree(dest, ignore_errors=True)
         if src.exists():
             shutil.copytree(src, dest, symlinks=False, ignore=shutil.ignore_patterns("*.lnk"))
+            fold_guards(dest / f"{name}.ipynb")
         _file_submission(root, student, name, item)
         _publish_grades(run, root, student, name)
+
+
+def fold_guards(path: Path) -> None:
+    """The graded notebook at ``path`` with each guard cell's source one line (:data:`FOLDED`), keeping its mode
+    (nbgrader leaves graded copies read-only). Nothing else changes: nbgrader checks the checksums of grade cells
+    only, and the guard cells are not nbgrader cells."""
+    if not path.exists():
+        return
+    nb = nbtools.read(path)
+    guards = [cell for cell in nb.cells if cell.metadata.get("grader_guard")]
+    if not guards:
+        return
+    for cell in guards:
+        cell.source = FOLDED.format(lines=len(cell.source.splitlines()))
+    mode = path.stat().st_mode
+    path.chmod(mode | 0o200)
+    nbformat.write(nb, str(path))
+    path.chmod(mode)
 
 
 def _file_submission(root: Path, student: str, name: str, item: intake.Intake) -> None:
