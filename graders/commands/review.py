@@ -13,9 +13,21 @@ def add_arguments(p):
                      help="the finding is cheating: status graded with score 0 (or --score)")
     p.add_argument("--score", type=float, default=None, help="the score to give instead (with --accept or --reject)")
     p.add_argument("--note", default="", help="a reason, kept with the decision and shown in the message")
+    p.add_argument("--all", action="store_true", dest="all_lost",
+                   help="also list every graded notebook that lost points, each test cell with the reason")
 
 
-def _show(rows, store) -> None:
+def lost_lines(row) -> list[str]:
+    """A line per test cell of ``row`` that lost points: its score and why."""
+    lines = []
+    for gid, reason in row.lost().items():
+        score, mx = row.cells[gid]
+        got = "withheld" if row.score is None else f"{score:g}/{mx:g}"
+        lines.append(f"    lost {gid} ({got}): {reason}")
+    return lines
+
+
+def _show(rows, store, all_lost: bool = False) -> None:
     from graders.grading.review import key
 
     pending = [r for r in rows if r.status == "review"]
@@ -30,6 +42,15 @@ def _show(rows, store) -> None:
                 print(f"    nbgrader's score: {review.nbgrader_score():g}/{r.max_score:g}; submission {review.digest}")
             for line in review.evidence:
                 print(f"    - {line}")
+        for line in lost_lines(r):
+            print(line)
+    if all_lost:
+        lost = [r for r in rows if r.status == "graded" and r.lost()]
+        print(f"\n{len(lost)} graded notebook(s) lost points:" if lost else "\nno graded notebook lost points")
+        for r in lost:
+            print(f"{r.student_id} {r.notebook}: score {r.score:g}/{r.max_score:g}")
+            for line in lost_lines(r):
+                print(line)
     decided = len(store.decisions)
     print(f"\n{len(pending)} pending; {decided} decision(s) on record in {store.path}")
 
@@ -47,7 +68,7 @@ def run(args) -> int:
         if args.score is not None:
             raise InputError("--score needs --accept or --reject")
         from graders.grading.grades_csv import read_csv
-        _show(read_csv(folder), store)
+        _show(read_csv(folder), store, args.all_lost)
         return 0
     student, notebook = target
     finding = store.findings.get(review.key(student, notebook))

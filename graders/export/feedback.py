@@ -7,9 +7,11 @@
   grader's guard cells dropped. The visible checks' ``[PASS]``/``[FAIL]`` lines and hints stay, and so
   does each cell's score. A hidden failure under a visible ``[PASS]`` is introduced by
   :data:`MORE_CHECKED` ("The visible checks passed; the hidden tests check more cases and found: ..."),
-  so the page never shows a bare ``[PASS]`` above a lost exercise. :func:`leaks` checks the result. A notebook under
-  review (``graders.grading.review``) gets the same page: the flag is nbgrader's ``flagged``, which only the
-  formgrader shows; the review's evidence is only in grades.csv and the logs.
+  so the page never shows a bare ``[PASS]`` above a lost exercise; a test cell whose lost points its outputs do
+  not explain (a tamper check took them, a review withheld or decided them) gets one line ``[POINTS] <test>:
+  <reason>``, the reason ``grades_detail.csv`` gives (:func:`add_reasons`). :func:`leaks` checks the result. A
+  notebook under review (``graders.grading.review``) gets the same page: the flag is nbgrader's ``flagged``, which
+  only the formgrader shows; the review's whole evidence is only in grades.csv and the logs.
 - :func:`class_summary`: per-exercise pass rates from ``grades_detail.csv`` (plus failed notebooks
   from ``grades.csv``; a score withheld for review counts as not passed) as ``summary.csv``,
   ``summary.md`` and ``summary.png``.
@@ -30,53 +32,19 @@ import nbformat
 from graders import course, nbtools
 from graders.csvfile import read_rows
 from graders.errors import InputError
+from graders.grading.reasons import MORE_CHECKED as MORE_CHECKED  # the feedback note, also named here
+from graders.grading.reasons import cell_reason, passed_exercises, shown_error
 from graders.paths import course_root
 
 HIDDEN_NOTE = "# (hidden tests ran here; their code is not shown)\n"
-#: put before a hidden test's failure in a test cell whose visible checks printed [PASS]
-MORE_CHECKED = "The visible checks passed; the hidden tests check more cases and found: "
-#: the exceptions of gpucourse.checks that IPython shows as one tagged line (no code in it)
-ONE_LINE = {"CheckFailed", "Unanswered", "RequirementFailed"}
+#: put under a test cell whose lost points its outputs do not explain (a tamper check took them, a review)
+LOST_NOTE = "[POINTS] {grade_id}: "
+#: beside the gradebook (a copy of the results folder's): the reasons ``add_reasons`` reads
+DETAIL = "grades_detail.csv"
 
 
 class ResultsMissing(InputError, FileNotFoundError):
     """The graded folder lacks what ``autograde`` writes (its gradebook, its grades tables)."""
-
-
-def error_line(output) -> list[str]:
-    """A test cell's error as the student may see it: gpucourse.checks' own tagged line(s) as IPython
-    showed them, else ``Type: message`` (a traceback would quote the failing line of a hidden test)."""
-    shown = output.get("traceback") or []
-    if output.get("ename") in ONE_LINE and shown and shown[0].startswith("[") \
-            and not any("Traceback" in line or "\x1b[" in line for line in shown):
-        return list(shown)
-    return f"{output.get('ename', 'Error')}: {output.get('evalue', '')}".splitlines()
-
-
-def passed_exercises(cell) -> set[str]:
-    """The exercises whose visible checks printed ``[PASS] <exercise>: ...`` in this cell."""
-    text = "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
-    return set(re.findall(r"^\[PASS\] ([^:\s]+):", text, re.M))
-
-
-def hidden_failure(output, passed: set[str]) -> bool:
-    """Whether an error under visible [PASS] lines is a hidden test's: anything but the [FAIL]/[TODO] line of
-    a visible check of another exercise (a cell may check two)."""
-    if not passed:
-        return False
-    if output.get("ename") in ("CheckFailed", "Unanswered"):
-        tagged = re.match(r"^\[(?:FAIL|TODO)\] ([^:\s]+):", (output.get("traceback") or [""])[0])
-        return bool(tagged) and tagged.group(1) in passed  # a hidden test that uses Check itself
-    return True
-
-
-def explain_hidden_failure(output) -> None:
-    """Under a visible [PASS], say that the hidden tests check more, and what they found."""
-    if output.get("ename") == "RequirementFailed":
-        found = str(output.get("evalue", "")).splitlines() or [""]  # the requirement, without the tag
-    else:
-        found = error_line(output)
-    output["traceback"] = [MORE_CHECKED + found[0], *found[1:]]
 
 
 def clean_for_student(nb) -> nbformat.NotebookNode:
@@ -93,16 +61,39 @@ def clean_for_student(nb) -> nbformat.NotebookNode:
                 cell.source = nbtools.HIDDEN_BLOCK.sub(HIDDEN_NOTE, cell.source).rstrip() + "\n"
             passed = passed_exercises(cell)
             for output in cell.get("outputs", []):
-                if output.get("output_type") != "error" or (output.get("traceback") or [""])[0].startswith(
-                        MORE_CHECKED):
-                    continue
-                if hidden_failure(output, passed):
-                    explain_hidden_failure(output)
-                else:
-                    output["traceback"] = error_line(output)
+                if output.get("output_type") == "error":
+                    output["traceback"] = shown_error(output, passed)
         cells.append(cell)
     nb.cells = cells
     return nb
+
+
+def add_reasons(nb, reasons: dict[str, str]) -> nbformat.NotebookNode:
+    """Under every test cell of ``reasons`` ({grade_id: why it lost points}) whose outputs do not already say
+    it, one line ``[POINTS] <grade_id>: <reason>`` (idempotent). The reasons are ``grades_detail.csv``'s: a
+    hidden test's requirement, never its code (``graders.grading.reasons``)."""
+    for cell in nb.cells:
+        reason = reasons.get(nbtools.grade_id(cell) or "")
+        if not reason or not nbtools.is_test_cell(cell) or reason == cell_reason(cell):
+            continue
+        line = LOST_NOTE.format(grade_id=nbtools.grade_id(cell)) + reason + "\n"
+        if not any(o.get("text") == line for o in cell.get("outputs", [])):
+            cell.setdefault("outputs", []).append(nbformat.v4.new_output("stream", name="stdout", text=line))
+    return nb
+
+
+def detail_reasons(db_url: str, student: str, notebook: str) -> dict[str, str]:
+    """The reasons of ``grades_detail.csv`` for one notebook of one student, from the results folder of the
+    gradebook at ``db_url`` (``sqlite:///DIR/gradebook.db``: the file beside it, else the one above, where
+    ``autograde --out DIR`` writes it next to ``DIR/course``); {} when there is none."""
+    if not db_url.startswith("sqlite:///"):
+        return {}
+    folder = Path(db_url[len("sqlite:///"):]).parent
+    path = next((p for p in (folder / DETAIL, folder.parent / DETAIL) if p.exists()), None)
+    if path is None:
+        return {}
+    return {d["grade_id"]: d.get("reason") or "" for d in read_rows(path)
+            if (d["student_id"], d["notebook"]) == (student, notebook) and d.get("reason")}
 
 
 def hidden_lines(source_nb) -> set[str]:
@@ -153,6 +144,8 @@ def student_feedback(graded_dir: Path, dest: Path,
     written, problems = [], []
     try:
         shutil.copy(root / "gradebook.db", work / "gradebook.db")
+        if (Path(graded_dir) / DETAIL).exists():  # the reasons the preprocessor adds (HideHiddenTests)
+            shutil.copy(Path(graded_dir) / DETAIL, work / DETAIL)
         for rel in ("nbgrader_config.py", "grader_limits.py"):
             if (root / rel).exists():
                 shutil.copy(root / rel, work / rel)

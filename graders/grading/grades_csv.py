@@ -8,7 +8,7 @@ import csv
 from pathlib import Path
 
 from graders import csvfile
-from graders.grading.row import FIELDS, Row
+from graders.grading.row import DETAIL_FIELDS, FIELDS, Row
 
 
 def write_csv(rows: list[Row], out: Path) -> None:
@@ -17,12 +17,10 @@ def write_csv(rows: list[Row], out: Path) -> None:
         writer.writeheader()
         writer.writerows(r.csv() for r in rows)
     with open(out / "grades_detail.csv", "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["student_id", "notebook", "grade_id", "score", "max_score"])
+        writer = csv.DictWriter(f, DETAIL_FIELDS)
+        writer.writeheader()
         for r in rows:
-            for gid, (score, mx) in r.cells.items():
-                # a withheld score is withheld cell by cell too
-                writer.writerow([r.student_id, r.notebook, gid, "" if r.score is None else f"{score:g}", f"{mx:g}"])
+            writer.writerows(r.detail())
 
 
 def read_csv(out: Path) -> list[Row]:
@@ -31,9 +29,13 @@ def read_csv(out: Path) -> list[Row]:
     if not (Path(out) / "grades.csv").exists():
         raise FileNotFoundError(Path(out) / "grades.csv")
     cells: dict = {}
+    reasons: dict = {}
     for d in csvfile.read_rows(Path(out) / "grades_detail.csv"):
         cells.setdefault((d["student_id"], d["notebook"]), {})[d["grade_id"]] = (
             float(d["score"] or 0), float(d["max_score"]))
+        if d.get("reason"):  # a file written before the column was added has none
+            reasons.setdefault((d["student_id"], d["notebook"]), {})[d["grade_id"]] = d["reason"]
     return [Row(r["student_id"], r["notebook"], float(r["score"]) if r["score"] else None, float(r["max_score"]),
-                r["status"], r["message"], cells=cells.get((r["student_id"], r["notebook"]), {}))
+                r["status"], r["message"], cells=cells.get((r["student_id"], r["notebook"]), {}),
+                reasons=reasons.get((r["student_id"], r["notebook"]), {}))
             for r in csvfile.read_rows(Path(out) / "grades.csv")]

@@ -83,6 +83,8 @@ class Attempt:
     graded: Path | None = None      # the graded notebook
     cells: dict = field(default_factory=dict)           # grade_id -> (score, points), as scored
     untrusted: list[str] = field(default_factory=list)  # tests during which something was tampered with
+    taken: dict = field(default_factory=dict)           # untrusted test -> what the guard saw while it ran
+    reasons: dict = field(default_factory=dict)         # grade_id -> why it lost points (graders.grading.reasons)
     broken: list[str] = field(default_factory=list)     # what no repair undoes: the score is withheld
     extra: list[str] = field(default_factory=list)      # the message's remarks on this attempt
     row: object | None = None       # the result, once the verdict is given

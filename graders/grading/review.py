@@ -52,6 +52,9 @@ class Review:
     cells: dict = field(default_factory=dict)     # grade_id -> (score, max_score) as nbgrader computed them
     untrusted: list[str] = field(default_factory=list)  # tests tampered with while they ran: 0 until accepted
     ran: bool = True                              # False: flagged and not run (GRADER_RUN_FLAGGED=0)
+    reasons: dict = field(default_factory=dict)   # grade_id -> why nbgrader gave it less (graders.grading.reasons)
+    taken: dict = field(default_factory=dict)     # untrusted test -> what the guard saw while it ran
+    broken: list[str] = field(default_factory=list)  # the findings that withhold the score (``withheld``)
 
     def pending_cells(self) -> dict:
         return {gid: (0.0 if gid in self.untrusted else s, mx) for gid, (s, mx) in self.cells.items()}
@@ -116,6 +119,35 @@ def cells_for(review: Review, score: float) -> dict:
     return cells
 
 
+def cell_reasons(review: Review, cells: dict, decision: dict | None = None) -> dict:
+    """{grade_id: reason} for the test cells of ``cells`` (the row's, under ``decision``) that lost points: what
+    the graded notebook showed (``review.reasons``), and what it cannot show: points a tamper check took, a score
+    withheld, the instructor's decision."""
+    if decision is not None:
+        if decision["decision"] == "reject":
+            note = f" ({decision['note']})" if decision.get("note") else ""
+            said = (f"rejected after review by the instructor ({decision['at']}){note}: "
+                    + _evidence_text(review.evidence[:2]))
+            return {gid: said for gid, (s, mx) in cells.items() if s < mx}
+        if decision.get("score") is None:  # accepted: nbgrader's own scores and reasons
+            return dict(review.reasons)
+        return {gid: f"the instructor gave {decision['score']:g} for the notebook after review ({decision['at']})"
+                + (f"; {review.reasons[gid]}" if review.reasons.get(gid) else "")
+                for gid, (s, mx) in cells.items() if s < mx}
+    found = dict(review.reasons)
+    for gid in review.untrusted:
+        got = review.cells.get(gid, (0.0, 0.0))[0]
+        seen = review.taken.get(gid) or _evidence_text(review.evidence[:2])
+        found[gid] = (f"nbgrader gave {got:g}, but a tamper check took the points until a review accepts them: "
+                      f"{seen}")
+    if review.withheld or not review.ran:
+        why = ("not run (GRADER_RUN_FLAGGED=0), so not computed" if not review.ran
+               else _evidence_text(review.broken or review.evidence))
+        found = {gid: f"score withheld until reviewed: {why}" + (f"; {found[gid]}" if found.get(gid) else "")
+                 for gid in cells}
+    return found
+
+
 def decision_for(decisions: list[dict], student: str, notebook: str, digest_: str) -> tuple[dict | None, dict | None]:
     """(the latest decision on this very submission, the latest on any version of it)."""
     same = [d for d in decisions if (d["student"], d["notebook"]) == (student, notebook)]
@@ -130,7 +162,9 @@ def apply(row, review: Review | None, decisions: list[dict]):
     decision, latest = decision_for(decisions, row.student_id, row.notebook, review.digest)
     if decision is None:
         score = None if review.withheld or not review.ran else review.pending_score()
-        return dataclasses.replace(row, status="review", score=score, cells=review.pending_cells(), review=review,
+        cells = review.pending_cells()
+        return dataclasses.replace(row, status="review", score=score, cells=cells, review=review,
+                                   reasons=cell_reasons(review, cells),
                                    message=pending_message(review, row.max_score, latest))
     note = f" ({decision['note']})" if decision.get("note") else ""
     if decision["decision"] == "accept":
@@ -140,8 +174,9 @@ def apply(row, review: Review | None, decisions: list[dict]):
         score = 0.0 if decision.get("score") is None else float(decision["score"])
         head = f"rejected after review by the instructor ({decision['at']}){note}, score {score:g}: "
     message = "; ".join([head + _evidence_text(review.evidence)] + review.notes)
-    return dataclasses.replace(row, status="graded", score=score, cells=cells_for(review, score), review=review,
-                               message=message)
+    cells = cells_for(review, score)
+    return dataclasses.replace(row, status="graded", score=score, cells=cells, review=review,
+                               reasons=cell_reasons(review, cells, decision), message=message)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 A test scores what nbgrader gave it, at most its released points; a test during which the guard saw
 tampering scores 0 until a review accepts it; a gradebook that disagrees with the graded notebook is
-evidence that withholds the score.
+evidence that withholds the score. Every test that scored less than its points gets its reason, read from its
+outputs (``graders.grading.reasons``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from graders import nbtools
-from graders.grading import execute
+from graders.grading import execute, reasons
 from graders.grading.job import Attempt, Job
 from graders.paths import COURSE_ID
 
@@ -53,6 +54,10 @@ def score(job: Job, attempt: Attempt) -> None:
     # a test during which something was tampered with proves nothing: 0 until a review accepts it
     per_test = attempt.report.per_test
     attempt.untrusted = [gid for gid in job.points if per_test.get(gid) and attempt.cells[gid][0] > 0]
+    attempt.taken = {gid: "; ".join(per_test[gid][:2]) for gid in attempt.untrusted}
+    attempt.reasons = reasons.notebook_reasons(graded_nb, attempt.cells)
+    attempt.reasons.update({gid: "not graded automatically: a manual grade in the formgrader decides"
+                            for gid in pending if gid in attempt.reasons})
     # what changes the score first: the message quotes only the first few
     zeroed = [f"{gid} scores 0 until reviewed (nbgrader gave {attempt.cells[gid][0]:g}): "
               + "; ".join(per_test[gid][:2]) for gid in attempt.untrusted]
