@@ -5,7 +5,9 @@ Each (student, notebook) runs in its own ``nbgrader autograde`` process under th
 that one notebook only. Every pair ends as a row of ``DIR/grades.csv``: ``graded`` with its score,
 ``review`` when a tamper check found something (``graders.grading.review``: the instructor's decisions in
 ``DIR/reviews.json`` are applied to every run), or ``failed`` with a reason.
-``DIR/grades_detail.csv`` holds the score of every test cell.
+``DIR/grades_detail.csv`` holds the score of every test cell. Both are rewritten as each notebook finishes, so a
+run that stops keeps every row it graded, and a rerun grades only what is missing or changed
+(``graders.grading.finished``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 
 from graders import course, machine
 from graders.errors import InputError
-from graders.grading import gradebook_rows, review, sandbox, warm
+from graders.grading import finished, gradebook_rows, review, sandbox, warm
 from graders.grading.cores import cores_shared
 from graders.grading.grades_csv import read_csv, write_csv
 from graders.grading.pipeline import grade_one
@@ -63,12 +65,30 @@ def students_in(submissions: Path) -> list[Path]:
     if all(_holds_students(f) for f in with_notebooks):
         raise NothingToGrade(f"the folders in {submissions} ({', '.join(f.name for f in with_notebooks[:3])}) hold "
                              f"student folders themselves: pass {with_notebooks[0]} (one folder per student) instead")
+    assignments = [f for f in with_notebooks if _named_like_a_notebook(f)]
+    if assignments:
+        raise NothingToGrade(f"{submissions} is one level above the student folders: "
+                             f"{_owners_text(assignments[0])} named like a released notebook, not like a student "
+                             f"(a Google Classroom or LMS folder of one assignment, each file a student's): "
+                             f"{run_collect}")
     return folders
 
 
 def _notebooks_in(folder: Path) -> list[Path]:
     return [p for p in folder.rglob("*") if p.is_file() and (".ipynb" in p.name.lower() or p.suffix.lower() == ".zip")
             and "__MACOSX" not in p.parts and ".ipynb_checkpoints" not in p.parts]
+
+
+def _named_like_a_notebook(folder: Path) -> bool:
+    """An assignment's folder (``01_devices/``, ``01_devices (1)/``), which no student id is."""
+    return intake.normalise_name(folder.name) in notebook_names()
+
+
+def _owners_text(folder: Path) -> str:
+    """``'01_devices/ holds 2 notebooks ('01_devices - Jane Doe.ipynb', ...)'``: what a person sees in it."""
+    files = sorted(p.name for p in _notebooks_in(folder))
+    shown = ", ".join(f"'{name}'" for name in files[:3]) + (", ..." if len(files) > 3 else "")
+    return f"{folder.name}/ holds {len(files)} notebook(s) ({shown}) and is"
 
 
 def _holds_students(folder: Path) -> bool:
@@ -103,14 +123,16 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
 
 def autograde(submissions: Path, out: Path | None = None, names: list[str] | None = None, progress: bool = True,
               jobs: int = 1, shard: tuple[int, int] | None = None, solutions: Path | None = None,
-              students: list[str] | None = None, limits: Limits | None = None) -> list[Row]:
-    """Grade every student (of one shard, or those named) in ``submissions`` with ``jobs`` parallel workers,
+              students: list[str] | None = None, limits: Limits | None = None, regrade: bool = False) -> list[Row]:
+    """Grade every student (of one shard, or those named) in ``submissions``, ``jobs`` notebooks at a time,
     under ``limits`` (by default those of the environment, ``Limits.from_env()``, read once here).
 
     Results go to nbgrader's course folder ``course_root(out)`` (``out/course``, or ``out`` itself when it
     is an nbgrader course; ``out`` defaults to ``submissions`` when that is a course folder) and to
-    ``out/grades.csv``. A rerun adds and updates: students and notebooks it does not grade keep their
-    rows, and manual grades given in the formgrader stay (see :func:`graders.grading.gradebook_rows.refresh`).
+    ``out/grades.csv``, row by row as each notebook finishes. A rerun adds and updates: students and notebooks
+    it does not grade keep their rows, manual grades given in the formgrader stay (see
+    :func:`graders.grading.gradebook_rows.refresh`), and a pair whose row it finished from the same hand-in is
+    kept, not graded again, unless ``regrade`` (see :mod:`graders.grading.finished`).
     """
     limits = Limits.from_env() if limits is None else limits
     students_in(submissions)  # refuse an LMS download or an empty folder before any work
@@ -128,7 +150,7 @@ def autograde(submissions: Path, out: Path | None = None, names: list[str] | Non
         missing = sorted(set(students) - {f.name for f in folders})
         if missing:
             raise NothingToGrade(f"no folder in {submissions} for {', '.join(missing)}")
-    jobs = max(1, min(jobs, len(folders) or 1))
+    jobs = max(1, min(jobs, len(folders) * len(names) or 1))  # one slot per notebook graded at once
     if not sandbox.active():  # once, even when quiet: the instructor must know what protects the machine
         log.warning(sandbox.probe().line())
     # the warm slots start in the background while the course and the data are made ready
@@ -138,33 +160,53 @@ def autograde(submissions: Path, out: Path | None = None, names: list[str] | Non
         machine.prepare(verbose=progress)
         # Read every submission before any student code runs, so none can touch another's files first.
         intakes = {f.name: intake.intake_student(f, names) for f in folders}
-        results = grade_all(root, out, folders, intakes, maxima, names, jobs, warm_slots, progress, limits)
-    graded = [row for student_rows in results for row in student_rows]
-    return record_run(out, root, graded)
+        record = RunRecord(out, root)
+        grade_all(root, out, folders, intakes, maxima, names, jobs, warm_slots, progress, limits, record, regrade)
+    return record_run(out, root, record.graded)
 
 
 def grade_all(root: Path, out: Path, folders: list[Path], intakes: dict, maxima: dict, names: list[str], jobs: int,
-              warm_slots: warm.slots, progress: bool, limits: Limits) -> list[list[Row]]:
-    """Each student's rows, ``jobs`` students at a time (each thread in a warm slot of its own, when warm)."""
-    done: list[Row] = []
+              warm_slots: warm.slots, progress: bool, limits: Limits, record: RunRecord | None = None,
+              regrade: bool = False) -> list[Row]:
+    """This run's rows: every (student, notebook) pair not kept from an earlier run, ``jobs`` pairs at a time (a
+    student's notebooks in parallel too), each thread in a warm slot of its own when warm; each row goes into
+    ``record`` (the results files) as it finishes."""
+    record = RunRecord(out, root) if record is None else record
     lock = threading.Lock()
-    total = len(folders) * len(names)
+    pairs = [(f.name, item) for f in folders for item in intakes[f.name].values()]
+    tests = {name: finished.tests_digest(root / "source" / name / f"{name}.ipynb") for name in names}
+    done = [0]
 
-    def grade_student(folder: Path) -> list[Row]:
-        rows = []
-        slot = warm_slots.for_this_thread()
-        for name, item in intakes[folder.name].items():
-            row = grade_one(root, out, folder.name, item, maxima[name], slot, limits)
-            rows.append(row)
-            with lock:
-                done.append(row)
-                if progress:
-                    log.info("[%d/%d] %-24s %-16s %s %s", len(done), total, row.student_id, row.notebook,
-                             score_text(row), row.status)
-        return rows
+    def report(row: Row, status: str) -> None:
+        done[0] += 1
+        if progress:
+            log.info("[%d/%d] %-24s %-16s %s %s", done[0], len(pairs), row.student_id, row.notebook,
+                     score_text(row), status)
+
+    todo = []
+    for student, item in pairs:
+        fp = finished.fingerprint(item.digest, tests[item.notebook])
+        earlier = record.earlier(student, item.notebook)
+        if not regrade and record.inputs.kept(earlier, fp):
+            report(earlier, f"{earlier.status}, kept: graded before from this same hand-in (--regrade grades it again)")
+        else:
+            todo.append((student, item, fp))
+
+    def grade_pair(student: str, item: intake.Intake, fp: str | None) -> Row:
+        slot = warm_slots.for_this_thread()  # a thread keeps its slot from one pair to the next
+        row = grade_one(root, out, student, item, maxima[item.notebook], slot, limits)
+        with lock:
+            record.add(row, fp)
+            report(row, row.status)
+        return row
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(grade_student, folders))
+        futures = [pool.submit(grade_pair, *pair) for pair in todo]
+        try:
+            return [f.result() for f in futures]
+        except BaseException:  # Ctrl-C: the notebooks running finish and are recorded, no other one starts
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
 
 
 def course_notebooks(root: Path, submissions: Path) -> list[str]:
@@ -180,15 +222,47 @@ def course_notebooks(root: Path, submissions: Path) -> list[str]:
 
 
 def record_run(out: Path, root: Path, graded: list[Row]) -> list[Row]:
-    """This run's rows into ``out``: findings recorded, every decision applied, earlier rows of what this
-    run did not grade kept, manual grades from the gradebook shown; the gradebook told the same."""
+    """This run's rows into ``out`` once it ends: as :class:`RunRecord` wrote them row by row, with the manual
+    grades read from the gradebook now; the gradebook told the same."""
     previous = read_csv(out) if (out / "grades.csv").exists() else []
-    rows = combine(previous, graded)
-    rows = review.settle_run(out, graded, rows)
-    rows = gradebook_rows.refresh(root, rows)
+    rows = settled(out, root, previous, graded)
     review.sync_gradebook(root, rows)
     write_csv(rows, out)
     return rows
+
+
+def settled(out: Path, root: Path, previous: list[Row], graded: list[Row], manual: dict | None = None) -> list[Row]:
+    """Every row of ``out``: findings of what this run ``graded`` recorded, earlier rows of what it did not grade
+    kept, every decision applied, the instructor's manual grades shown (``manual``: as read earlier; None: read
+    from the gradebook now). One function for the rows written as a run goes and the rows written at its end."""
+    rows = combine(previous, graded)
+    rows = review.settle_run(out, graded, rows)
+    return gradebook_rows.refresh(root, rows, manual)
+
+
+class RunRecord:
+    """A run's rows into ``out`` as each finishes: ``grades.csv``, ``grades_detail.csv`` and ``reviews.json`` as
+    :func:`record_run` writes them at the end, then the row's fingerprint (``graders.grading.finished``), so a
+    run that stops keeps every row it graded and its rerun knows what it need not grade again."""
+
+    def __init__(self, out: Path, root: Path):
+        self.out, self.root = Path(out), Path(root)
+        self.previous = read_csv(self.out) if (self.out / "grades.csv").exists() else []
+        self.before = {(r.student_id, r.notebook): r for r in self.previous}
+        # read once: the gradebook's manual grades do not change while the run publishes autograder scores
+        self.manual = gradebook_rows.instructor_scores(self.root) if (self.root / "gradebook.db").exists() else {}
+        self.inputs = finished.Inputs(self.out)
+        self.graded: list[Row] = []
+
+    def earlier(self, student: str, notebook: str) -> Row | None:
+        return self.before.get((student, notebook))
+
+    def add(self, row: Row, fp: str | None) -> None:
+        """One finished row (one thread at a time: the caller holds the lock)."""
+        self.graded.append(row)
+        write_csv(settled(self.out, self.root, self.previous, self.graded, self.manual), self.out)
+        self.inputs.set(row.student_id, row.notebook, fp)  # after its row: never a fingerprint without one
+        self.inputs.save()
 
 
 def combine(previous: list[Row], graded: list[Row]) -> list[Row]:

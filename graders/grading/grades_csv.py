@@ -4,7 +4,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import os
 from pathlib import Path
 
 from graders import csvfile
@@ -12,15 +14,31 @@ from graders.grading.row import DETAIL_FIELDS, FIELDS, Row
 
 
 def write_csv(rows: list[Row], out: Path) -> None:
-    with open(out / "grades.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, FIELDS)
-        writer.writeheader()
-        writer.writerows(r.csv() for r in rows)
-    with open(out / "grades_detail.csv", "w", newline="") as f:
+    """Both files, each replaced whole (a kill mid-write leaves the old file or the new one, never a torn one).
+
+    The detail goes first: a run stopped between the two leaves cells of a row that grades.csv does not have yet
+    (read back as nothing), never a row of grades.csv without its cells."""
+    with _replacing(Path(out) / "grades_detail.csv") as f:
         writer = csv.DictWriter(f, DETAIL_FIELDS)
         writer.writeheader()
         for r in rows:
             writer.writerows(r.detail())
+    with _replacing(Path(out) / "grades.csv") as f:
+        writer = csv.DictWriter(f, FIELDS)
+        writer.writeheader()
+        writer.writerows(r.csv() for r in rows)
+
+
+@contextlib.contextmanager
+def _replacing(path: Path):
+    """``with _replacing(path) as f:`` writes a temporary file beside ``path`` and moves it over ``path`` at the end."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with open(tmp, "w", newline="", encoding="utf-8") as f:
+            yield f
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def read_csv(out: Path) -> list[Row]:

@@ -9,6 +9,7 @@ a reason a person understands; nothing here raises for a bad submission.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ class Intake:
     problem: str | None = None
     notes: list[str] = field(default_factory=list)
     folder: Path | None = None  # the student's folder in SUBMISSIONS
+    digest: str | None = None  # sha256 of the bytes read: a rerun skips the pair when they and its row are unchanged
 
     def copy_timestamp(self, folder: Path) -> None:
         """nbgrader's ``timestamp.txt`` beside the hand-in (``collect`` writes one) into ``folder``, if there is one."""
@@ -131,10 +133,12 @@ def content_match(nb, releases: dict[str, nbformat.NotebookNode]) -> str | None:
 
 
 def match_candidates(candidates: list[Candidate], names: list[str], limits: Limits,
-                     course: Path | None = None) -> dict[str, list[Candidate]]:
+                     course: Path | None = None, twins: dict | None = None) -> dict[str, list[Candidate]]:
     """The candidates that claim each released notebook: by file name, else by content.
 
     Content is compared with the release of ``course`` (the course folder being graded), else ``notebooks/``.
+    A renamed file whose cells copy a notebook some file already claims by name is not graded (the name is the
+    student's word), but it goes into ``twins[name]`` when ``twins`` is given, so that the row can say so.
     """
     found = match_files(candidates, names)
     matched_ids = {id(c) for group in found.values() for c in group}
@@ -154,6 +158,8 @@ def match_candidates(candidates: list[Candidate], names: list[str], limits: Limi
             name = content_match(nb, releases)
             if name and not found[name]:
                 found[name].append(cand)
+            elif name and twins is not None:
+                twins.setdefault(name, []).append(cand)
     return found
 
 
@@ -166,10 +172,13 @@ def intake_student(folder: Path, names: list[str], limits: Limits | None = None,
     """
     limits = limits or Limits.from_env()
     candidates, folder_notes = gather(folder, limits)
-    found = match_candidates(candidates, names, limits, course)
+    twins: dict[str, list[Candidate]] = {}
+    found = match_candidates(candidates, names, limits, course, twins)
     results = {}
     for name, cands in found.items():
         pick, notes = choose(cands, name)
+        notes += [f"also handed in '{_label(t)}', a copy of {name} by its cells: not graded (the file named "
+                  f"after {name} was)" for t in twins.get(name, [])]
         item = Intake(name, pick.path if pick else None, notes=notes, folder=Path(folder))
         if pick is None:
             item.problem = "notebook missing (no file that looks like " f"{name}.ipynb)"
@@ -178,8 +187,12 @@ def intake_student(folder: Path, names: list[str], limits: Limits | None = None,
         elif pick.problem:
             item.problem = pick.problem
         else:
-            item.nb, item.problem = loads(pick.read(), limits=limits)
+            data = pick.read()
+            item.digest = hashlib.sha256(data).hexdigest()
+            item.nb, item.problem = loads(data, limits=limits)
             if item.nb is not None:
                 item.notes += dedupe_grade_ids(item.nb)
+        if item.problem and item.notes:  # a failed row is all the instructor sees: the other files stay named
+            item.problem = "; ".join([item.problem] + item.notes)
         results[name] = item
     return results

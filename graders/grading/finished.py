@@ -1,0 +1,62 @@
+"""What earlier runs finished, so that a rerun grades only what is missing.
+
+``DIR/graded_inputs.json`` keeps, for every (student, notebook) whose row is in ``DIR/grades.csv``, a fingerprint
+of what that row was graded from: the hand-in's bytes and the course's source notebook (its tests, hidden ones
+included), so a changed hand-in or a changed test is graded again. It is written after the row, never before:
+a run stopped in between leaves a row without its fingerprint, which the next run grades again, and never a
+fingerprint that vouches for a row it did not write.
+
+A pair is kept (not graded again) only when its row is ``graded`` or ``review`` and its fingerprint is the same.
+``failed`` rows are always graded again: a failure the hand-in causes (not valid JSON, missing, empty) costs no
+kernel to find again, and one a kernel reports (died, time limit) may be the machine's (memory taken by the other
+jobs, a loaded box) as well as the student's, and nothing tells the two apart; a retry costs at most the
+notebook's time limit and loses nothing. ``--regrade`` grades everything it is given.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+FILE = "graded_inputs.json"
+KEPT = ("graded", "review")  # finished rows; a failed one is retried (the module's docstring says why)
+
+
+def key(student: str, notebook: str) -> str:
+    return f"{student}/{notebook}"
+
+
+def tests_digest(source: Path) -> str:
+    """The sha256 of the course's source notebook (its tests, hidden ones included); "-" when there is none."""
+    return hashlib.sha256(Path(source).read_bytes()).hexdigest() if Path(source).is_file() else "-"
+
+
+def fingerprint(hand_in_digest: str | None, tests: str) -> str | None:
+    """The hand-in's sha256 and the tests' (:func:`tests_digest`), as one; None when no hand-in was read."""
+    return None if hand_in_digest is None else f"{hand_in_digest}:{tests}"
+
+
+class Inputs:
+    """``DIR/graded_inputs.json``: {"student/notebook": fingerprint} of the rows in ``DIR/grades.csv``."""
+
+    def __init__(self, folder: Path):
+        self.path = Path(folder) / FILE
+        self.data: dict[str, str] = json.loads(self.path.read_text()) if self.path.exists() else {}
+
+    def kept(self, row, fp: str | None) -> bool:
+        """Whether ``row`` (the earlier row of a pair, or None) stands for the hand-in whose fingerprint is ``fp``."""
+        return (row is not None and fp is not None and row.status in KEPT
+                and self.data.get(key(row.student_id, row.notebook)) == fp)
+
+    def set(self, student: str, notebook: str, fp: str | None) -> None:
+        if fp is None:
+            self.data.pop(key(student, notebook), None)
+        else:
+            self.data[key(student, notebook)] = fp
+
+    def save(self) -> None:
+        tmp = self.path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(dict(sorted(self.data.items())), indent=1) + "\n")
+        os.replace(tmp, self.path)  # a kill mid-write leaves the old file or the new one

@@ -1,0 +1,214 @@
+"""Nothing finished is lost (issue 33, deliverable 4): graders/grading/autograde.py's ``grade_all`` writes each row
+into grades.csv as it finishes, never tears a file, keeps what earlier runs graded, grades again only what is
+missing, changed or failed, and fills ``--jobs`` slots with notebooks, not only with students.
+
+``grade_one`` (one real nbgrader run) is replaced by a stand-in that returns a row: what is tested is what the
+run does with rows. The real run, stopped by a signal: tests/e2e/grading/test_stopped_run_keeps_rows.py.
+"""
+
+from __future__ import annotations
+
+import csv
+import logging
+import threading
+from pathlib import Path
+
+import pytest
+
+from graders.grading import autograde, grades_csv, warm
+from graders.grading.row import Row
+from graders.intake.student_files import Intake
+
+NBS = ["01_devices", "02_transfers"]
+#: a guard against a hang on code that grades one student's notebooks one after another, not a time bound
+NEVER = 120
+
+
+def _rows(out: Path) -> dict[tuple[str, str], dict]:
+    with open(out / "grades.csv", newline="") as f:
+        return {(r["student_id"], r["notebook"]): r for r in csv.DictReader(f)}
+
+
+def _intakes(students: dict[str, str]) -> dict[str, dict[str, Intake]]:
+    """{student: {notebook: Intake}}, each hand-in's bytes stood for by ``digest`` (what intake computes)."""
+    return {s: {nb: Intake(nb, digest=f"{content}-{nb}") for nb in NBS} for s, content in students.items()}
+
+
+class Grader:
+    """The stand-in for ``pipeline.grade_one``: a row per pair, 7/10 unless told otherwise; what it graded."""
+
+    def __init__(self, statuses: dict | None = None, before=None):
+        self.calls: list[tuple[str, str]] = []
+        self.statuses = statuses or {}
+        self.before = before  # called with (student, notebook) before the row is returned
+        self.lock = threading.Lock()
+
+    def __call__(self, root, out, student, item, max_score, slot, limits):
+        with self.lock:
+            self.calls.append((student, item.notebook))
+        if self.before:
+            self.before(student, item.notebook, slot)
+        status = self.statuses.get((student, item.notebook), "graded")
+        return Row(student, item.notebook, 7.0 if status != "failed" else 0.0, max_score, status,
+                   "kernel died" if status == "failed" else "", cells={"test_a": (7.0, 10.0)})
+
+
+class NoSlots:
+    def for_this_thread(self):
+        return None
+
+
+@pytest.fixture
+def course(tmp_path):
+    """A results folder and its course folder (no gradebook: no manual grades to read)."""
+    out = tmp_path / "graded"
+    (out / "course").mkdir(parents=True)
+    return out, out / "course"
+
+
+def grade(monkeypatch, course, students: dict[str, str], grader: Grader, jobs=1, slots=None, **kw):
+    out, root = course
+    monkeypatch.setattr(autograde, "grade_one", grader)
+    intakes = _intakes(students)
+    folders = [out.parent / "subs" / s for s in students]
+    return autograde.grade_all(root, out, folders, intakes, {nb: 10.0 for nb in NBS}, NBS, jobs,
+                               slots or NoSlots(), False, None, **kw)
+
+
+def test_each_row_is_in_grades_csv_as_soon_as_its_notebook_finishes(monkeypatch, course):
+    out, _ = course
+    seen = []
+
+    def look(student, notebook, slot):  # what an instructor (or a killed run) finds before this pair ends
+        seen.append(set(_rows(out)) if (out / "grades.csv").exists() else set())
+
+    grade(monkeypatch, course, {"ann": "a", "bob": "b"}, Grader(before=look))
+    assert seen == [set(), {("ann", "01_devices")}, {("ann", "01_devices"), ("ann", "02_transfers")},
+                    {("ann", "01_devices"), ("ann", "02_transfers"), ("bob", "01_devices")}]
+
+
+def test_rows_of_earlier_runs_stay_while_a_run_goes(monkeypatch, course):
+    out, _ = course
+    earlier = Row("zoe", "01_devices", 9.0, 10.0, "graded", "", cells={"test_a": (9.0, 10.0)})
+    grades_csv.write_csv([earlier], out)
+    seen = []
+    grade(monkeypatch, course, {"ann": "a"}, Grader(before=lambda *a: seen.append(_rows(out).get(("zoe", NBS[0])))))
+    assert all(r is not None and r["score"] == "9" for r in seen)
+    assert set(_rows(out)) == {("zoe", "01_devices"), ("ann", "01_devices"), ("ann", "02_transfers")}
+
+
+def test_what_the_run_writes_as_it_goes_is_what_it_writes_at_the_end(monkeypatch, course):
+    out, root = course
+    grades_csv.write_csv([Row("zoe", "01_devices", 9.0, 10.0, "graded", "", cells={"test_a": (9.0, 10.0)})], out)
+    graded = grade(monkeypatch, course, {"ann": "a", "bob": "b"},
+                   Grader(statuses={("bob", "02_transfers"): "failed"}))
+    as_it_went = {name: (out / name).read_bytes() for name in ("grades.csv", "grades_detail.csv")}
+    monkeypatch.setattr(autograde.review, "sync_gradebook", lambda root, rows: None)  # no gradebook here
+    autograde.record_run(out, root, graded)
+    assert {name: (out / name).read_bytes() for name in as_it_went} == as_it_went
+    assert len(_rows(out)) == 5
+
+
+def test_a_write_that_stops_half_way_leaves_the_old_file_whole(monkeypatch, tmp_path):
+    old = [Row("zoe", "01_devices", 9.0, 10.0, "graded", "", cells={"test_a": (9.0, 10.0)})]
+    grades_csv.write_csv(old, tmp_path)
+    before = {name: (tmp_path / name).read_bytes() for name in ("grades.csv", "grades_detail.csv")}
+
+    class Killed(Row):
+        def csv(self):
+            raise KeyboardInterrupt  # the signal arrives while the rows are being written
+
+    with pytest.raises(KeyboardInterrupt):
+        grades_csv.write_csv([Row("ann", "01_devices", 3.0, 10.0, "graded", "", cells={"test_a": (3.0, 10.0)}),
+                              Killed("bob", "01_devices", 1.0, 10.0, "graded")], tmp_path)
+    assert {name: (tmp_path / name).read_bytes() for name in before} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["grades.csv", "grades_detail.csv"]  # no temporary left
+
+
+def test_a_rerun_grades_only_what_is_missing_changed_or_failed(monkeypatch, course, caplog):
+    out, _ = course
+    first = Grader(statuses={("bob", "02_transfers"): "failed"})
+    grade(monkeypatch, course, {"ann": "a", "bob": "b"}, first)
+    assert len(first.calls) == 4
+    kept_before = _rows(out)[("ann", "01_devices")]
+
+    again = Grader()
+    with caplog.at_level(logging.INFO, logger=autograde.log.name):
+        monkeypatch.setattr(autograde, "grade_one", again)
+        root = course[1]
+        intakes = _intakes({"ann": "a", "bob": "b2", "cat": "c"})  # bob handed in again; cat is late
+        autograde.grade_all(root, out, [out.parent / s for s in intakes], intakes, {nb: 10.0 for nb in NBS}, NBS,
+                            1, NoSlots(), True, None)
+    assert sorted(again.calls) == [("bob", "01_devices"), ("bob", "02_transfers"),
+                                   ("cat", "01_devices"), ("cat", "02_transfers")]
+    kept = [r.getMessage() for r in caplog.records if "kept" in r.getMessage()]
+    assert len(kept) == 2 and all("ann" in line and "--regrade" in line for line in kept), kept
+    assert _rows(out)[("ann", "01_devices")] == kept_before
+    assert len(_rows(out)) == 6
+
+
+def test_a_failed_row_is_graded_again_even_from_the_same_hand_in(monkeypatch, course):
+    grade(monkeypatch, course, {"ann": "a"}, Grader(statuses={("ann", "02_transfers"): "failed"}))
+    again = Grader()
+    grade(monkeypatch, course, {"ann": "a"}, again)
+    assert again.calls == [("ann", "02_transfers")]
+
+
+def test_changed_tests_grade_every_hand_in_again(monkeypatch, course):
+    out, root = course
+    source = root / "source" / "01_devices" / "01_devices.ipynb"
+    source.parent.mkdir(parents=True)
+    source.write_text("the tests, version 1")
+    grade(monkeypatch, course, {"ann": "a"}, Grader())
+    source.write_text("the tests, version 2")  # the instructor fixed a hidden test
+    again = Grader()
+    grade(monkeypatch, course, {"ann": "a"}, again)
+    assert again.calls == [("ann", "01_devices")]
+
+
+def test_regrade_grades_everything_it_is_given(monkeypatch, course):
+    grade(monkeypatch, course, {"ann": "a", "bob": "b"}, Grader())
+    again = Grader()
+    grade(monkeypatch, course, {"ann": "a", "bob": "b"}, again, regrade=True)
+    assert len(again.calls) == 4
+
+
+def test_a_row_missing_from_grades_csv_is_graded_whatever_the_fingerprints_say(monkeypatch, course):
+    out, _ = course
+    grade(monkeypatch, course, {"ann": "a"}, Grader())
+    grades_csv.write_csv([], out)  # a row lost (or deleted by hand) but its fingerprint still there
+    assert (out / "graded_inputs.json").read_text().count("ann/") == 2
+    again = Grader()
+    grade(monkeypatch, course, {"ann": "a"}, again)
+    assert len(again.calls) == 2
+
+
+def test_jobs_grade_one_students_notebooks_at_once_each_in_a_warm_slot_of_its_own(monkeypatch, course):
+    made = []
+
+    class Slot:  # a warm slot that starts nothing
+        def __init__(self, limits=None):
+            made.append(self)
+
+        def start_soon(self):
+            pass
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(warm, "enabled", lambda: True)
+    monkeypatch.setattr(warm, "Slot", Slot)
+    monkeypatch.setattr(warm.machine, "caches", lambda: None)
+    started = {nb: threading.Event() for nb in NBS}
+    slots_used = {}
+
+    def meet(student, notebook, slot):  # each notebook waits until the other one is being graded too
+        slots_used[notebook] = slot
+        started[notebook].set()
+        other = NBS[1 - NBS.index(notebook)]
+        assert started[other].wait(NEVER), f"{notebook} was graded alone: the other notebook never started"
+
+    with warm.slots(2) as slots:
+        grade(monkeypatch, course, {"ann": "a"}, Grader(before=meet), jobs=2, slots=slots)
+    assert len(made) == 2 and slots_used[NBS[0]] is not slots_used[NBS[1]]
+    assert set(slots_used.values()) == set(made)
