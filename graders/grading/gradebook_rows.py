@@ -60,11 +60,9 @@ def instructor_scores(root: Path) -> dict[tuple[str, str], dict[str, tuple[float
     return found
 
 
-def refresh(root: Path, rows: list, manual: dict | None = None) -> list:
-    """The rows with the instructor's manual grades in place of the autograder's, and said so (``manual``: those
-    :func:`instructor_scores` read earlier, for a caller that refreshes after every row of a run)."""
-    if manual is None:
-        manual = instructor_scores(root) if (Path(root) / "gradebook.db").exists() else {}
+def refresh(root: Path, rows: list) -> list:
+    """The rows with the instructor's manual grades in place of the autograder's, and said so."""
+    manual = instructor_scores(root) if (Path(root) / "gradebook.db").exists() else {}
     return [_with_manual(row, manual.get((row.student_id, row.notebook), {})) for row in rows]
 
 
@@ -73,13 +71,19 @@ def _with_manual(row, manual: dict):
         return row
     cells = dict(row.cells)
     said = []
+    reasons = dict(row.reasons)  # a cell the instructor graded says so in grades_detail.csv, then what it showed
     for gid, (score, auto) in manual.items():
         if gid in cells:
             cells[gid] = (score, cells[gid][1])
             said.append(f"{gid} {score:g}" + ("" if auto is None else f" (autograder: {float(auto):g})"))
+            shown = reasons.get(gid) or ""
+            if shown.startswith(NOTE):  # a rerun's own, from grades_detail.csv: what the cell showed follows " | "
+                shown = shown.partition(" | ")[2]
+            reasons[gid] = f"{NOTE}{score:g} of {cells[gid][1]:g}" + (f" | {shown}" if shown else "")
     if not said:
         return row
     note = NOTE + ", ".join(said)
     earlier = [part for part in row.message.split("; ") if part and not part.startswith(NOTE)]  # a rerun's own
     message = "; ".join([note] + earlier)
-    return dataclasses.replace(row, cells=cells, score=sum(s for s, _ in cells.values()), message=message)
+    return dataclasses.replace(row, cells=cells, score=sum(s for s, _ in cells.values()), message=message,
+                               reasons=reasons)

@@ -151,3 +151,22 @@ def test_review_lists_each_lost_cell_with_its_reason(tmp_path, capsys):
     assert main(["review", str(tmp_path), "--all"]) == 0
     listing = capsys.readouterr().out
     assert f"bob 01_devices: score 8/10\n    lost test_a (0/2): [FAIL] test_a: {HINT}" in listing
+
+
+def test_a_manual_grade_that_gives_less_says_so(tmp_path):
+    from nbgrader.api import Gradebook
+
+    from graders.grading import gradebook_rows
+    from graders.paths import COURSE_ID
+    from tests.helpers.gradebooks import make_course
+
+    make_course(tmp_path, {"alice": (3, None)}, manifest=None)
+    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}", course_id=COURSE_ID) as gb:
+        gb.find_grade("01_devices_test", "01_devices", "01_devices", "alice").manual_score = 1
+        gb.db.commit()
+    row = Row("alice", "01_devices", 3.0, 5.0, "graded", cells={"01_devices_test": (3.0, 5.0)},
+              reasons={"01_devices_test": f"[FAIL] 01_devices_test: {HINT}"})
+    once = gradebook_rows.refresh(tmp_path, [row])[0]
+    said = once.lost()["01_devices_test"]
+    assert said.startswith(gradebook_rows.NOTE) and "1 of 5" in said and HINT in said
+    assert gradebook_rows.refresh(tmp_path, [once])[0].lost() == once.lost(), "a rerun reads it back and says it once"

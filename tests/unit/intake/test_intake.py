@@ -14,7 +14,7 @@ import pytest
 from graders import nbtools
 from graders.authoring.samples import reference_answers, submission
 from graders.export import feedback
-from graders.grading import guard_cells, guard_log, scan
+from graders.grading import guard_cells, guard_log, reasons, scan
 from graders.grading.watch import FileWatch
 from graders.intake import student_files as intake
 from graders.intake.files import loads
@@ -243,6 +243,13 @@ def test_feedback_copy_hides_hidden_tests():
     text = json.dumps(clean)
     assert feedback.leaks(text, feedback.hidden_lines(src)) == []
     assert "accuracy over all examples" in text and feedback.HIDDEN_NOTE.strip() in text
+    # nor in the reason grades_detail.csv, `review` and the feedback's [POINTS] line give for the lost points,
+    # when the traceback quotes a line of the hidden tests' code
+    secret = sorted(feedback.hidden_lines(src))
+    test.outputs[0]["traceback"] = [f"\x1b[0;31m---> 25 {line}\x1b[0m" for line in secret]
+    reason = reasons.notebook_reasons(nb, {"test_evaluate": (0.0, 2.0)})["test_evaluate"]
+    assert secret and "accuracy over all examples" in reason and feedback.leaks(reason, set(secret)) == []
+    assert feedback.leaks(json.dumps(test.outputs), set(secret)), "the check finds what the traceback quotes"
 
 
 def test_a_hidden_line_also_in_visible_code_is_no_leak():
