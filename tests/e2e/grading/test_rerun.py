@@ -89,7 +89,8 @@ def test_a_manual_grade_from_the_formgrader_survives_a_regrade_and_shows_everywh
     gid, points = failing_test(graded, "mistakes")
     before = float(rows(graded)[("mistakes", NB)]["score"])
     set_manual(root, "mistakes", gid, points)  # the instructor gives the test's points by hand
-    again = graders("autograde", str(SAMPLES), "--out", str(graded), "--notebooks", NB, "--students", "mistakes")
+    again = graders("autograde", str(SAMPLES), "--out", str(graded), "--notebooks", NB, "--students", "mistakes",
+                    "--regrade")  # the same hand-in: without --regrade its row would be kept, not regraded
     assert again.returncode == 0, again.stdout + again.stderr
     row = rows(graded)[("mistakes", NB)]
     assert float(row["score"]) == before + points, row
