@@ -175,6 +175,7 @@ def grade_all(root: Path, out: Path, folders: list[Path], intakes: dict, maxima:
     lock = threading.Lock()
     pairs = [(f.name, item) for f in folders for item in intakes[f.name].values()]
     tests = {name: finished.tests_digest(root / "source" / name / f"{name}.ipynb") for name in names}
+    setup = finished.setup_digest(limits, sandbox.active())
     done = [0]
 
     def report(row: Row, status: str) -> None:
@@ -185,7 +186,7 @@ def grade_all(root: Path, out: Path, folders: list[Path], intakes: dict, maxima:
 
     todo = []
     for student, item in pairs:
-        fp = finished.fingerprint(item.digest, tests[item.notebook])
+        fp = finished.fingerprint(item.digest, tests[item.notebook], setup)
         earlier = record.earlier(student, item.notebook)
         if not regrade and record.inputs.kept(earlier, fp):
             report(earlier, f"{earlier.status}, kept: graded before from this same hand-in (--regrade grades it again)")

@@ -1,8 +1,11 @@
 """What earlier runs finished, so that a rerun grades only what is missing.
 
 ``DIR/graded_inputs.json`` keeps, for every (student, notebook) whose row is in ``DIR/grades.csv``, a fingerprint
-of what that row was graded from: the hand-in's bytes and the course's source notebook (its tests, hidden ones
-included), so a changed hand-in or a changed test is graded again. It is written after the row, never before:
+of what that row was graded from: the hand-in's bytes, the course's source notebook (its tests, hidden ones
+included) and the set-up that grades it (:func:`setup_digest`: the grader's code, the limits, the interpreter, the
+sandbox, a GPU), so a changed hand-in, a changed test or a changed grader grades it again. What the fingerprint
+cannot see (a package upgraded inside the venv, a changed dataset) is what ``--regrade`` is for.
+It is written after the row, never before:
 a run stopped in between leaves a row without its fingerprint, which the next run grades again, and never a
 fingerprint that vouches for a row it did not write.
 
@@ -18,7 +21,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from pathlib import Path
+
+from graders.paths import REPO
 
 FILE = "graded_inputs.json"
 KEPT = ("graded", "review")  # finished rows; a failed one is retried (the module's docstring says why)
@@ -33,9 +39,24 @@ def tests_digest(source: Path) -> str:
     return hashlib.sha256(Path(source).read_bytes()).hexdigest() if Path(source).is_file() else "-"
 
 
-def fingerprint(hand_in_digest: str | None, tests: str) -> str | None:
-    """The hand-in's sha256 and the tests' (:func:`tests_digest`), as one; None when no hand-in was read."""
-    return None if hand_in_digest is None else f"{hand_in_digest}:{tests}"
+def setup_digest(limits, sandboxed: bool) -> str:
+    """The sha256 of what grades a hand-in besides its tests: the grader's and the course helpers' code, the
+    limits (``Limits`` or None), the interpreter, whether the OS sandbox is on, whether an NVIDIA GPU is there."""
+    digest = hashlib.sha256()
+    for folder in (REPO / "graders", REPO / "gpucourse"):
+        for path in sorted(folder.rglob("*.py")):
+            digest.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes() + b"\0")
+    digest.update(json.dumps({"limits": limits.as_env() if limits is not None else None, "python": sys.executable,
+                              "sandbox": sandboxed, "gpu": Path("/dev/nvidia0").exists()}, sort_keys=True).encode())
+    return digest.hexdigest()
+
+
+def fingerprint(hand_in_digest: str | None, tests: str, setup: str) -> str | None:
+    """The hand-in's sha256 with the tests' (:func:`tests_digest`) and the set-up's (:func:`setup_digest`), as one
+    sha256; None when no hand-in was read."""
+    if hand_in_digest is None:
+        return None
+    return hashlib.sha256(f"{hand_in_digest}:{tests}:{setup}".encode()).hexdigest()
 
 
 class Inputs:

@@ -16,8 +16,9 @@ from graders.grading.row import DETAIL_FIELDS, FIELDS, Row
 def write_csv(rows: list[Row], out: Path) -> None:
     """Both files, each replaced whole (a kill mid-write leaves the old file or the new one, never a torn one).
 
-    The detail goes first: a run stopped between the two leaves cells of a row that grades.csv does not have yet
-    (read back as nothing), never a row of grades.csv without its cells."""
+    The detail goes first: as a run writes them, each new table holds every row of the last, so a run stopped
+    between the two leaves cells of a row that grades.csv does not have yet (read back as nothing), never a row
+    of grades.csv without its cells."""
     with _replacing(Path(out) / "grades_detail.csv") as f:
         writer = csv.DictWriter(f, DETAIL_FIELDS)
         writer.writeheader()

@@ -18,6 +18,7 @@ import pytest
 from graders.grading import autograde, grades_csv, warm
 from graders.grading.row import Row
 from graders.intake.student_files import Intake
+from graders.limits import Limits
 
 NBS = ["01_devices", "02_transfers"]
 #: a guard against a hang on code that grades one student's notebooks one after another, not a time bound
@@ -114,9 +115,12 @@ def test_a_write_that_stops_half_way_leaves_the_old_file_whole(monkeypatch, tmp_
     grades_csv.write_csv(old, tmp_path)
     before = {name: (tmp_path / name).read_bytes() for name in ("grades.csv", "grades_detail.csv")}
 
-    class Killed(Row):
+    class Killed(Row):  # the signal arrives while the rows are being written, in the first file or the second
         def csv(self):
-            raise KeyboardInterrupt  # the signal arrives while the rows are being written
+            raise KeyboardInterrupt
+
+        def detail(self):
+            raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
         grades_csv.write_csv([Row("ann", "01_devices", 3.0, 10.0, "graded", "", cells={"test_a": (3.0, 10.0)}),
@@ -164,6 +168,17 @@ def test_changed_tests_grade_every_hand_in_again(monkeypatch, course):
     again = Grader()
     grade(monkeypatch, course, {"ann": "a"}, again)
     assert again.calls == [("ann", "01_devices")]
+
+
+def test_other_limits_grade_every_hand_in_again(monkeypatch, course):
+    grade(monkeypatch, course, {"ann": "a"}, Grader())
+    again = Grader()
+    out, root = course
+    monkeypatch.setattr(autograde, "grade_one", again)
+    intakes = _intakes({"ann": "a"})
+    autograde.grade_all(root, out, [out.parent / "ann"], intakes, {nb: 10.0 for nb in NBS}, NBS, 1, NoSlots(),
+                        False, Limits(cell_timeout_s=5))  # a shorter time limit may change a score
+    assert len(again.calls) == 2
 
 
 def test_regrade_grades_everything_it_is_given(monkeypatch, course):
