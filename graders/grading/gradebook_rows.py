@@ -60,9 +60,11 @@ def instructor_scores(root: Path) -> dict[tuple[str, str], dict[str, tuple[float
     return found
 
 
-def refresh(root: Path, rows: list) -> list:
-    """The rows with the instructor's manual grades in place of the autograder's, and said so."""
-    manual = instructor_scores(root) if (Path(root) / "gradebook.db").exists() else {}
+def refresh(root: Path, rows: list, manual: dict | None = None) -> list:
+    """The rows with the instructor's manual grades in place of the autograder's, and said so (``manual``: those
+    :func:`instructor_scores` read earlier, for a caller that refreshes after every row of a run)."""
+    if manual is None:
+        manual = instructor_scores(root) if (Path(root) / "gradebook.db").exists() else {}
     return [_with_manual(row, manual.get((row.student_id, row.notebook), {})) for row in rows]
 
 
