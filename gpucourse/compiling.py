@@ -1,8 +1,9 @@
 """``torch.compile`` that never leaves a notebook broken: check first, fall back to eager with a clear message.
 
-``torch.compile`` is lazy: ``torch.compile(model)`` compiles nothing and raises at once only on invalid
-arguments (an unknown backend name raises ``InvalidBackend``); the real work, and any failure of code
-generation, happens at the first call. The default backend, inductor, needs a working C++ compiler for CPU code and
+``torch.compile`` is lazy: ``torch.compile(model)`` compiles nothing. It raises at once on invalid arguments (an
+unknown backend name raises ``InvalidBackend``) and on a Python it does not support (3.15 and newer in torch 2.14,
+which :func:`compile_unavailable_reason` reports); the real work, and any failure of code generation, happens at the
+first call. The default backend, inductor, needs a working C++ compiler for CPU code and
 Triton with a GPU of compute capability >= 7.0 for CUDA code. :func:`compile_unavailable_reason` checks
 those preconditions cheaply; :func:`try_compile` also runs one example call inside ``try`` so that a
 failure during compilation falls back to the eager model instead of stopping the notebook.

@@ -15,8 +15,9 @@
 # %% [markdown] id="title"
 # A GPU can only work on data that is already in its own memory. Every batch your `DataLoader` produces starts in
 # the CPU's memory and has to cross the PCIe bus first. That crossing is slow compared with the GPU's own memory
-# (a T4 reads its memory at up to 320 GB/s; PCIe Gen3 x16 carries at most about 15.75 GB/s per direction), so a
-# training loop can spend a surprising share of its time waiting for inputs.
+# (a T4 reads its memory at up to 320 GB/s, while its PCIe Gen3 x16 link carries at most about 15.75 GB/s per
+# direction; the Gen4 and Gen5 links of newer GPUs carry two and four times that), so a training loop can spend a
+# surprising share of its time waiting for inputs.
 #
 # **You will learn to**
 # - count the bytes of a batch, and predict how long it takes to cross (`batch_nbytes`, `transfer_ms`);
@@ -394,17 +395,19 @@ with _requirement("transfer_ms returns nbytes / (gb_per_s * 1e9) seconds, in mil
 # ```
 
 # %% id="s1-predict"
-pcie_theory = 15.75   # GB/s, PCIe Gen3 x16, one direction, in theory (a T4's bus); measure the real value below
+pcie_theory = 15.75   # GB/s, PCIe Gen3 x16, one direction, in theory (a T4's link); section 2 measures this machine's
 if needs("batch_nbytes", "transfer_ms"):
+    print(f"at {pcie_theory} GB/s, the peak of PCIe Gen3 x16 (a T4's link; Gen4 and Gen5 links are faster):")
     for name, (size, shape) in batches.items():
         for dtype in (torch.float32, torch.uint8):
             n = batch_nbytes(size, shape, dtype)
-            print(f"{name:>15} {str(dtype):>14}: {n / 1e6:8.2f} MB -> at least {transfer_ms(n, pcie_theory):6.2f} ms "
-                  f"per batch at {pcie_theory} GB/s")
+            print(f"{name:>15} {str(dtype):>14}: {n / 1e6:8.2f} MB -> {transfer_ms(n, pcie_theory):6.2f} ms per batch")
 
 # %% [markdown] id="s1-why"
-# At best, an ImageNet-sized `float32` batch needs about 10 ms to cross. If the GPU needs 30 ms to compute a step and
-# the copy is not overlapped with computation, a quarter of the time goes to waiting. The rest of this notebook is about
+# Over a T4's PCIe Gen3 x16 link, an ImageNet-sized `float32` batch needs at best about 10 ms to cross; the Gen4 and
+# Gen5 links of an A100 or an H100/H200 are two to four times faster, and section 2 measures yours. On a T4, if the
+# GPU needs 30 ms to compute a step and the copy is not overlapped with computation, a quarter of the time goes to
+# waiting. The rest of this notebook is about
 # making the crossing cheaper (fewer bytes, pinned memory) and hiding it (`non_blocking`, worker processes).
 
 # %% [markdown] id="s2"
@@ -426,6 +429,7 @@ if needs("batch_nbytes", "transfer_ms"):
 
 # %% id="s2-measure"
 from tqdm.auto import tqdm
+from gpucourse.readings import PCIE_LINKS, read_bandwidth   # the sentence that reads a bandwidth
 from gpucourse.transfers import ILLUSTRATIVE_PCIE, copy_gbps
 
 sizes = [2**k for k in range(10, 27 if QUICK else 29, 2)]   # 1 KiB to 64 MiB (256 MiB in the full run)
@@ -444,14 +448,25 @@ else:
             curves[f"{kind} over PCIe (illustrative model, not measured)"] = [
                 n / ((latency_us / 1e3 + transfer_ms(n, gbps)) / 1e3) / 1e9 for n in sizes]
 
+# The plateau is the best size's rate, not the largest size's: pageable copies can peak in the middle of the range.
+plateau = {kind: max(values) for kind, values in curves.items()}
 for kind, values in curves.items():
-    print(f"{kind}: {values[0]:.2f} GB/s at {sizes[0]:,} B, {values[-1]:.2f} GB/s at {sizes[-1]:,} B")
+    print(f"{kind}: {values[0]:.2f} GB/s at {sizes[0]:,} B, {values[-1]:.2f} GB/s at {sizes[-1]:,} B, "
+          f"at most {plateau[kind]:.2f} GB/s (at {sizes[values.index(plateau[kind])]:,} B)")
+if DEVICE.type == "cuda":
+    print(read_bandwidth(plateau["pinned (measured)"], "pinned"))
+    print(read_bandwidth(plateau["pageable (measured)"], "pageable"))
+    print(f"RESULT h2d_pinned_gbps = {plateau['pinned (measured)']:.2f} GB/s")
+    print(f"RESULT h2d_pageable_gbps = {plateau['pageable (measured)']:.2f} GB/s")
+elif DEVICE.type == "cpu":   # the largest copy's rate: smaller ones can fit in the CPU's caches and run faster
+    print(read_bandwidth(curves["host memory copy on this CPU (measured, not PCIe)"][-1], "host"))
 
 # %% id="s2-plot"
 fig, ax = plt.subplots(figsize=(8, 3.8))
 for kind, values in curves.items():
     ax.plot(sizes, values, marker="o", linestyle="--" if "model" in kind else "-", label=kind)
-ax.axhline(pcie_theory, color="grey", linestyle=":", label="PCIe Gen3 x16 theoretical peak (15.75 GB/s)")
+for (link, peak, gpus), style in zip(PCIE_LINKS, (":", "-.", "--"), strict=True):   # where your pinned curve lands
+    ax.axhline(peak, color="grey", linestyle=style, linewidth=1, label=f"{link} peak, {peak} GB/s ({gpus})")
 ax.set(xscale="log", yscale="log", xlabel="bytes per copy (log scale)", ylabel="effective GB/s (log scale)",
        title="Host-to-device bandwidth versus transfer size" + ("" if DEVICE.type == "cuda" else " (no GPU here)"))
 ax.legend(fontsize=8)
@@ -460,8 +475,10 @@ plt.show()
 # %% [markdown] id="s2-read"
 # How to read it: below a few hundred kilobytes the fixed cost wins and the effective bandwidth collapses, so many
 # small copies are far slower than one large copy of the same bytes (move a batch as one tensor, not sample by sample).
-# On a CUDA GPU, pinned copies plateau above pageable ones, which pay the extra staging copy; run this notebook on a
-# GPU to see your machine's numbers.
+# On a CUDA GPU, pinned copies plateau above pageable ones, which pay the extra staging copy, and the pinned plateau
+# tells you the link: a copy cannot be faster than the link it crosses, so the printed reading names the slowest
+# PCIe generation your figure fits (the grey lines are their theoretical peaks). Run this notebook on a GPU to see
+# your machine's numbers.
 
 # %% [markdown] id="myth-pinned"
 # > **Myth vs. current PyTorch:** *"Without pinned memory, `non_blocking=True` is silently ignored."* Not so. PyTorch
@@ -1100,8 +1117,10 @@ if needs("batch_nbytes", "normalize_on_device"):
 #
 # With `num_workers=0` the training process itself fetches every sample; with `num_workers=k`, `k` worker processes
 # fetch batches in parallel while the main process trains. Workers help when producing a sample is expensive (reading a
-# file, decoding a JPEG, augmenting); they cost start-up time and inter-process copies, which is all you get when the
-# dataset is already a tensor in memory.
+# file, decoding a JPEG, augmenting); they cost start-up time and inter-process copies. When the dataset is already a
+# tensor in memory there is little for them to take over: with a few cores, that cost is most of what you get; with
+# many, several workers can still take over some per-sample Python work (indexing, collating). The cell prints which
+# happened here.
 #
 # Below, `SlowDataset` takes about 4 ms per sample (a sleep standing in for reading and decoding), and the in-memory
 # dataset is Fashion-MNIST as tensors. Each loader runs two epochs with persistent workers, so the start-up
@@ -1111,6 +1130,7 @@ if needs("batch_nbytes", "normalize_on_device"):
 import os
 from torch.utils.data import DataLoader, TensorDataset
 from gpucourse.data import as_tensors, fashion_mnist
+from gpucourse.readings import read_workers
 from gpucourse.transfers import SlowDataset, epoch_seconds
 
 images, labels = as_tensors(fashion_mnist(train=True), limit=2_000 if QUICK else 60_000)
@@ -1129,6 +1149,7 @@ for name, by_workers in seconds.items():
     print(name)
     for workers, (first, second) in by_workers.items():
         print(f"  num_workers={workers}: first epoch {first:.2f} s, next epoch {second:.2f} s")
+print(read_workers({workers: second for workers, (_, second) in seconds["in-memory tensors"].items()}))
 
 # %% id="s4-plot"
 fig, axes = plt.subplots(1, 2, figsize=(9, 3))
@@ -1139,7 +1160,7 @@ for ax, (name, by_workers) in zip(axes, seconds.items()):
     ax.set_xticks(list(positions), [str(w) for w in by_workers])
     ax.set(xlabel="num_workers", ylabel="seconds per epoch (measured)", title=name)
 axes[0].legend(fontsize=8)
-fig.suptitle("DataLoader workers help only when loading is the slow part")
+fig.suptitle("DataLoader workers pay off when loading is the slow part")
 fig.tight_layout()
 plt.show()
 
@@ -1172,4 +1193,5 @@ if needs("make_loader", "normalize_on_device"):
 #   `non_blocking=True` overlap the copy with other work (the flag is honoured for pageable memory too, with little
 #   overlap).
 # - Send `uint8` and normalize on the device: four times fewer bytes.
-# - `num_workers` helps when producing samples is expensive, and not for tensors already in memory.
+# - `num_workers` helps when producing samples is expensive. For tensors already in memory there is little for workers
+#   to do: with a few cores they cost more than they save; with many, several can still save a little.

@@ -55,6 +55,7 @@ from gpucourse.checks import needs  # a demonstration that runs your answers wai
 
 # %% id="s1-sim"
 import time
+from gpucourse.readings import read_timing_trap   # the sentence that reads a timing, chosen from the figures
 from gpucourse.simdevice import SimDevice
 
 gpu_sim = SimDevice()
@@ -76,6 +77,7 @@ print(f"SIMULATED device, {work_ms:.0f} ms of queued work:")
 print(f"  naive time.time():       {naive_ms:8.3f} ms  ({naive_ms / true_ms:.2%} of the true duration)")
 print(f"  synchronized time.time(): {synced_ms:7.3f} ms  ({synced_ms / true_ms:.2%} of the true duration)")
 print(f"  true duration:            {true_ms:7.3f} ms")
+print(" ", read_timing_trap(naive_ms, synced_ms))
 
 # %% id="s1-gpu"
 gpu_result = None
@@ -104,6 +106,9 @@ if DEVICE.type == "cuda":
     tflops = matmuls * 2 * n**3 / (synced / 1e3) / 1e12
     print(f"REAL GPU ({torch.cuda.get_device_name()}), {matmuls} matmuls of {n}x{n} float32:")
     print(f"  naive {naive:.3f} ms, synchronized {synced:.3f} ms ({tflops:.1f} TFLOPS)")
+    print(" ", read_timing_trap(naive, synced))
+    print(f"RESULT matmul_naive_ms = {naive:.3f} ms")
+    print(f"RESULT matmul_synced_ms = {synced:.3f} ms")
 else:
     print("No CUDA GPU here: the figure shows the simulated device only.")
 
@@ -129,9 +134,13 @@ plt.show()
 # > **Myth vs. current PyTorch:** *"`time.time()` around a training step measures only the time to queue the
 # > work."* Half true. It measures **host** time: the queueing, plus any point where the host waits for the device
 # > inside the step. `loss.item()`, `print(loss)`, `.cpu()`, `.tolist()` and a blocking copy all synchronize; so does
-# > `GradScaler.step` (it reads a flag from the GPU). A step that ends with `loss.item()` timed naively includes most of
-# > the GPU work, and a step without one does not. Either way the number depends on accidents; synchronize at both ends
-# > (or use CUDA events, or `torch.utils.benchmark.Timer`, which synchronizes for you).
+# > `GradScaler.step` (it reads a flag from the GPU). Once warmed up, a step that ends with `loss.item()` timed naively
+# > includes most of the GPU work, and a step without one does not. Either way the number depends on accidents; warm
+# > up, then synchronize at both ends (or use CUDA events, or `torch.utils.benchmark.Timer`, which synchronizes for
+# > you). The cell below shows both on the simulated device and, on a GPU, for real, each with the sentence that reads
+# > its figures. (Without the warm-up, the real GPU's first naive call can come out *slower* than the synchronized one:
+# > it pays one-off costs, such as loading a kernel's code the first time it runs. That is the other reason to warm
+# > up.)
 
 # %% id="myth-time-demo"
 def host_ms(fn):
@@ -144,13 +153,17 @@ queued = host_ms(lambda: gpu_sim.launch(50.0, fn=lambda: 0.123))
 gpu_sim.synchronize()
 with_item = host_ms(lambda: gpu_sim.launch(50.0, fn=lambda: 0.123).result())  # .result() waits, like loss.item()
 print(f"SIMULATED: 50 ms of work timed naively: {queued:.3f} ms; the same with an implicit sync: {with_item:.1f} ms")
+print(" ", read_timing_trap(queued, with_item))
 if DEVICE.type == "cuda":
     x = torch.randn(4096, 4096, device=DEVICE)
+    (x @ x).sum().item()          # warm-up: the first matmul and the first sum of a session pay one-off costs
     torch.cuda.synchronize()
     queued = host_ms(lambda: (x @ x).sum())
     torch.cuda.synchronize()
     with_item = host_ms(lambda: (x @ x).sum().item())
-    print(f"REAL GPU: matmul + sum timed naively: {queued:.3f} ms; the same ending in .item(): {with_item:.3f} ms")
+    print(f"REAL GPU, warmed up: matmul + sum timed naively: {queued:.3f} ms; the same ending in .item(): "
+          f"{with_item:.3f} ms")
+    print(" ", read_timing_trap(queued, with_item))
 
 
 # %% [markdown] id="ex1"
@@ -1043,11 +1056,16 @@ if torch.cuda.is_available():   # on a GPU grader, the real thing as well
 from gpucourse.simdevice import Workload, simulated_accelerator
 
 if DEVICE.type == "cuda" and needs("time_ms_cuda_events", "synchronize", "time_ms"):
-    x = torch.randn(2048, 2048, device=DEVICE)
-    events = time_ms_cuda_events(lambda: x @ x, warmup=3, repeats=10)
-    clock = time_ms(lambda: x @ x, DEVICE, warmup=3, repeats=10)
-    print(f"REAL GPU, 2048x2048 matmul: events median {statistics.median(events):.3f} ms, "
+    x = torch.randn(4096, 4096, device=DEVICE)
+    def ten_matmuls():            # section 1's workload, so that its two timings and this one time the same work
+        for _ in range(10):
+            y = x @ x
+        return y
+    events = time_ms_cuda_events(ten_matmuls, warmup=3, repeats=10)
+    clock = time_ms(ten_matmuls, DEVICE, warmup=3, repeats=10)
+    print(f"REAL GPU, 10 matmuls of 4096x4096 float32: events median {statistics.median(events):.3f} ms, "
           f"synchronized perf_counter median {statistics.median(clock):.3f} ms")
+    print(f"RESULT matmul_events_ms = {statistics.median(events):.3f} ms")
 elif DEVICE.type != "cuda" and needs("time_ms_cuda_events"):
     with simulated_accelerator("cuda") as simulated:   # torch.cuda.* is the simulated device inside this block
         work = Workload(simulated, durations=[25.0, 35.0])

@@ -23,7 +23,8 @@
 # **You will learn to**
 # - read which dtype each operation of the MLP runs in under `torch.autocast`, on CUDA and on the CPU;
 # - see that parameters and their gradients stay float32, and what the activations save in memory;
-# - measure matrix-multiply throughput in float32, TF32 and float16 (on a GPU);
+# - measure matrix-multiply throughput in float32, TF32 and float16 (on a GPU), and whether autocast speeds up a
+#   whole training step (and why it may not);
 # - recognise the deprecated `torch.cuda.amp` spelling and use its replacement;
 # - write `amp_forward` and `output_dtypes`, and predict the dtypes of CUDA autocast's op lists.
 #
@@ -89,9 +90,12 @@ for op, inputs, out in record.rows:
 
 # %% [markdown] id="s1-read"
 # Read it from the top: the input and the weights are **cast copies** (`_to_copy` float32 → 16 bits), `addmm` (the
-# `Linear` layer) runs in 16 bits, ReLU simply follows its input, and before the loss the logits are cast back to
-# float32 for `log_softmax` and `nll_loss` (cross-entropy is on the float32 list on both devices). The weights
-# themselves were never changed: autocast casts *copies*, and caches them for the rest of the `with` block.
+# `Linear` layer) runs in 16 bits, and ReLU simply follows its input. The loss differs by device. On the **CPU**,
+# `cross_entropy` is on autocast's float32 list, so the logits are cast to float32 *before* `log_softmax`. On
+# **CUDA**, `log_softmax` runs in 16 bits and only its output is cast to float32 for `nll_loss`: `cross_entropy` hands
+# `log_softmax` an explicit dtype, and CUDA autocast's float32 rule for `log_softmax` does not apply to such a call.
+# The loss is float32 on both; the table above shows which of the two ran here. The weights themselves were never
+# changed: autocast casts *copies*, and caches them for the rest of the `with` block.
 
 # %% [markdown] id="s2"
 # ## 2. Parameters and their gradients stay float32
@@ -161,6 +165,7 @@ plt.show()
 # We time a square matmul after a synchronize at both ends (notebook 03) and convert to TFLOPS (2n³ operations).
 
 # %% id="s4-throughput"
+from gpucourse.readings import read_matmul_speedup   # the sentence that reads a speed-up, chosen from it
 from gpucourse.timing import median_ms
 
 def matmul_tflops(n, dtype, device, repeats):
@@ -190,6 +195,15 @@ else:
 unit, factor = ("TFLOPS", 1) if DEVICE.type == "cuda" else ("GFLOPS", 1e3)
 for name, tflops in results.items():
     print(f"{name:<14} {tflops * factor:8.2f} {unit}   (n = {n})")
+if DEVICE.type == "cuda":
+    matmul_speedup = results["float16"] / results["float32"]    # section 7 reads the training step against it
+    print(read_matmul_speedup(matmul_speedup, "float16", "cuda"))
+    print(f"RESULT matmul_tflops_fp32 = {results['float32']:.2f} TFLOPS")
+    print(f"RESULT matmul_tflops_tf32 = {results['TF32']:.2f} TFLOPS")
+    print(f"RESULT matmul_tflops_fp16 = {results['float16']:.2f} TFLOPS")
+else:
+    matmul_speedup = results["CPU bfloat16"] / results["CPU float32"]
+    print(read_matmul_speedup(matmul_speedup, "bfloat16", "cpu"))
 
 fig, ax = plt.subplots(figsize=(6, 2.6))
 ax.barh(list(results), [v * factor for v in results.values()], color="tab:purple")
@@ -209,7 +223,7 @@ plt.show()
 # > on the CPU with `"cpu"` (`GradScaler("cpu")` exists since 2.3).
 #
 # Here it is, once, with every warning it prints (on a machine without CUDA there are extra ones: the old API then
-# quietly disables itself).
+# disables itself, and says so in a warning of its own).
 
 # %% id="s5-deprecated"
 with warnings.catch_warnings(record=True) as caught:
@@ -1183,21 +1197,27 @@ for name, row in rows.items():
 # `amp_forward`), with the same seed, data and AdamW plus cosine schedule. (In quick mode, on a small subset.)
 
 # %% id="s7-train"
+import time
 from torch.utils.data import DataLoader
 from tqdm.auto import tqdm
 from gpucourse.data import fashion_mnist, float_dataset
 from gpucourse.model import make_adamw_cosine
+from gpucourse.readings import read_autocast_step, read_speedup
+from gpucourse.timing import synchronize
 
 train_set = float_dataset(fashion_mnist(train=True), limit=2_000 if QUICK else None)
 test_set = float_dataset(fashion_mnist(train=False), limit=1_000 if QUICK else None)
 epochs = 1 if QUICK else 3
 
 def run(use_amp):
+    """(test accuracy, seconds per epoch) of one training run."""
     torch.manual_seed(0)
     loader = DataLoader(train_set, batch_size=256, shuffle=True, drop_last=True)
     model = make_mlp().to(DEVICE)
     optimizer, scheduler = make_adamw_cosine(model, total_steps=epochs * len(loader), lr=2e-3)
+    epoch_s = []
     for _ in tqdm(range(epochs), desc="amp" if use_amp else "float32"):
+        start = time.perf_counter()
         for xb, yb in loader:
             xb, yb = xb.to(DEVICE, non_blocking=True), yb.to(DEVICE, non_blocking=True)
             if use_amp:
@@ -1208,17 +1228,74 @@ def run(use_amp):
             loss.backward()      # (float16 on a GPU also wants a GradScaler: notebook 05)
             optimizer.step()
             scheduler.step()
+        synchronize(DEVICE)
+        epoch_s.append(time.perf_counter() - start)
     model.eval()
     correct = 0
     with torch.no_grad():
         for xb, yb in DataLoader(test_set, batch_size=1000):
             correct += (model(xb.to(DEVICE)).argmax(1) == yb.to(DEVICE)).sum().item()
-    return correct / len(test_set)
+    return correct / len(test_set), epoch_s[-1]   # the last epoch: the first one also pays one-off costs
 
 if needs("amp_forward"):
-    accuracy = {"float32": run(False), f"autocast {short(AMP_DTYPE)}": run(True)}
-    for name, acc in accuracy.items():
-        print(f"{name:<18} test accuracy {acc:.1%}")
+    runs = {"float32": run(False), f"autocast {short(AMP_DTYPE)}": run(True)}
+    for name, (acc, seconds) in runs.items():
+        print(f"{name:<18} test accuracy {acc:.1%}, last epoch {seconds:.2f} s (data loading included)")
+    if epochs > 1:
+        epoch_speedup = runs["float32"][1] / runs[f"autocast {short(AMP_DTYPE)}"][1]
+        print(read_speedup(epoch_speedup, "Autocast on a whole epoch"), "Section 8 times the training step alone.")
+    else:
+        print("One epoch each (quick mode): it includes one-off costs, so the times are not compared here.")
+
+# %% [markdown] id="s8"
+# ## 8. Does it make the training step faster?
+#
+# Section 4 timed matrix multiplies alone. A training step is more: the forward and backward passes (two matmuls per
+# layer and pass, the ReLU, the loss), the optimizer's update of every parameter, and, under autocast, the casts of
+# the weights and the inputs. Each of those is a kernel the host has to launch. The cell times one whole step (warmed
+# up, synchronized, the median of several) in float32 and under autocast, on data already on the device, for two
+# configurations: the MLP of section 7 at its batch of 256, and a much wider one at a large batch, where the
+# matmuls are most of the work. Each line says what its figure means on this machine. (A float16 run on a GPU would
+# also want notebook 05's GradScaler, which adds a little work of its own; it is left out here to time autocast alone.)
+
+# %% id="s8-step"
+def train_step(model, xb, yb, use_amp):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    def step():
+        with torch.autocast(device_type=AMP_DEVICE, dtype=AMP_DTYPE, enabled=use_amp):
+            loss = F.cross_entropy(model(xb), yb)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+    return step
+
+# (hidden units, batch): the wide configuration is sized to the device, a GPU's matmuls being 100x a laptop CPU's
+configs = {"MLP 256, batch 256": (256, 256)}
+if DEVICE.type == "cuda":
+    configs["MLP 4096, batch 8192"] = (4096, 8192)
+else:
+    configs["MLP 1024, batch 1024" if not QUICK else "MLP 512, batch 512"] = (1024, 1024) if not QUICK else (512, 512)
+repeats = 3 if QUICK or DEVICE.type == "cpu" else 20
+step_speedup = {}
+for name, (hidden, batch) in configs.items():
+    xb = torch.randn(batch, 1, 28, 28, device=DEVICE)
+    yb = torch.randint(0, 10, (batch,), device=DEVICE)
+    ms = {amp: median_ms(train_step(make_mlp(hidden=hidden).to(DEVICE), xb, yb, amp), DEVICE, warmup=2,
+                         repeats=repeats) for amp in (False, True)}
+    step_speedup[name] = ms[False] / ms[True]
+    print(f"{name}: float32 {ms[False]:.3f} ms, autocast {short(AMP_DTYPE)} {ms[True]:.3f} ms per step "
+          f"({step_speedup[name]:.2f}x)")
+    print(" ", read_autocast_step(step_speedup[name], matmul_speedup, name))
+small, wide = step_speedup.values()
+print(f"RESULT autocast_speedup = {small:.2f} x")
+print(f"RESULT autocast_speedup_wide = {wide:.2f} x")
+
+# %% [markdown] id="s8-read"
+# What decides it is how much arithmetic each kernel launch carries. A small step is a few dozen kernels of a few
+# microseconds each; the host launching them is the bottleneck (the step is *host-bound*), so faster arithmetic
+# changes nothing and autocast's extra casts can make the step, and the epochs of section 7, slower. At a large
+# enough batch and width the matmuls dominate, and on a GPU with tensor cores the 16-bit speed of section 4 starts to
+# show (on a CPU without fast 16-bit instructions it never does). Notebook 08 measures this on whole training runs.
 
 # %% [markdown] id="summary"
 # ## Summary
@@ -1229,4 +1306,6 @@ if needs("amp_forward"):
 # - Parameters and gradients stay float32; autocast casts copies. Never `model.half()` for training.
 # - Activations saved for backward shrink by about half; on tensor-core GPUs, 16-bit matmuls can run several
 #   times faster (section 4 measures it on your GPU).
+# - A whole training step gets faster only where its arithmetic dominates: a small step is host-bound, and autocast's
+#   casts can make it slower; section 8 measures a small and a wide step on your machine and says which it was.
 # - `torch.cuda.amp.*` is deprecated: `torch.autocast("cuda", ...)` and `torch.amp.GradScaler("cuda")`.

@@ -805,8 +805,13 @@ print(f"wrong: clip, then unscale:               {norm():12.8f}   (the step almo
 #
 # A real mixed-precision loop on the MLP, with overflows injected at a few steps (set `inf` into one gradient, as an
 # exploding batch would), `growth_interval=10` so that growth shows within a short run. Skipped steps are marked.
+# A skip at a step with nothing injected is a real overflow: the scale has grown until some gradient times the scale
+# passed float16's 65504, and the scaler backs off. Whether that happens depends on the run; the cell says which
+# skips were which.
 
 # %% id="s6-trajectory"
+from gpucourse.readings import read_skips   # reads which skips were injected and which were real overflows
+
 torch.manual_seed(1)
 model = make_mlp(hidden=64).to(DEVICE)
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
@@ -843,6 +848,7 @@ ax.legend()
 fig.tight_layout()
 plt.show()
 print(f"{sum(skipped)} of {n_steps} steps skipped; final scale {scales[-1]:.0f}")
+print(read_skips([i for i, s in enumerate(skipped) if s], inject, [2.0**16] + scales[:-1]))
 
 
 # %% [markdown] id="ex3"
@@ -1114,7 +1120,8 @@ if needs("next_scale"):
 # ## Summary
 #
 # - float16 rounds everything at or below 2⁻²⁵ to zero (between 2⁻²⁵ and 2⁻²⁴ only 2⁻²⁴ is left) and loses
-#   precision below 2⁻¹⁴; real gradients, especially activation gradients, live there. Scaling the loss by 2¹⁶ lifts them into range.
+#   precision below 2⁻¹⁴; real gradients, especially activation gradients, live there. Scaling the loss by 2¹⁶ lifts
+#   most of them into range; the scaler grows the scale further while no `inf` appears.
 # - The canonical step: `scaler.scale(loss).backward()`, `unscale_` then clip (if clipping), `scaler.step`,
 #   `scaler.update`. On inf the step is skipped and the scale halves; after 2000 clean steps it doubles.
 # - Forgetting `update()` raises at the next `step()`. `GradScaler("cuda")` without CUDA is disabled; test with

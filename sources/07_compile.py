@@ -53,6 +53,7 @@ import matplotlib.pyplot as plt
 import torch._dynamo
 from gpucourse.compiling import compile_unavailable_reason, try_compile
 from gpucourse.model import make_mlp
+from gpucourse.readings import read_compile, read_speedup   # the sentences that read the measured figures
 from gpucourse.timing import median_ms, synchronize
 
 # inductor (the default backend) compiles to C++ on a CPU and to Triton on a GPU; both take a while the first time.
@@ -300,7 +301,9 @@ torch._dynamo.reset()
 # ### What Dynamo captured
 #
 # With your counter as the backend, we can read the graph Dynamo captured for the MLP (`gm.code` is its Python
-# source) and see a graph break split a function in two.
+# source) and see a graph break split a function in two. Dynamo reports that break in a warning of a dozen lines on
+# stderr (`Graph break from Tensor.item()`, suggesting `capture_scalar_outputs`, with the line of `noisy_forward` it
+# happened in; some versions print it only once per session): expected here, it is the break we provoke.
 
 # %% id="s1-graph-demo"
 if needs("CompileCounter"):
@@ -664,7 +667,9 @@ if needs("CompileCounter"):
 # The log (on stderr, shaded red) names the guard that failed: `tensor ... size mismatch at index 0. expected 32,
 # actual 64`. The second graph takes the batch size itself as an extra first input, a **symbol** (in torch 2.14 it is named
 # `s33`; the name varies between versions), and its image input has the shape `(s33, 1, 28, 28)`: that graph serves
-# 64, 128 and 256 alike.
+# 64, 128 and 256 alike. The log names the function `inner` in `torch/_dynamo/external_utils.py`, not your model:
+# Dynamo compiles a module's call through that small wrapper, so the guards are on its arguments (`args[0]` is the
+# batch). The recompile-limit warning below names it the same way.
 
 # %% [markdown] id="s2-myth"
 # > **Myth vs. current PyTorch:** "Compilation is invalidated when the input shapes change, so a new shape throws your
@@ -1145,6 +1150,11 @@ with simulated_accelerator("cuda") as _gpu:
 # Your function on the MLP's forward pass: eager, then compiled. The figure times every one of the first calls, so
 # that the compilation stands out. (In quick mode the backend is `eager`: the cost shown is Dynamo's tracing only;
 # inductor's code generation adds seconds more.)
+#
+# On a GPU of compute capability 8.0 or newer, inductor also remarks that TF32 tensor cores are available but not
+# enabled: torch 2.11 prints it as a `UserWarning` ("TensorFloat32 tensor cores for float32 matrix multiplication
+# available but not enabled"), torch 2.14 only logs it. Nothing is wrong: eager and compiled both run full float32
+# here, so they compare fairly; notebook 04's section 4 shows what `torch.set_float32_matmul_precision("high")` changes.
 
 # %% id="s4-demo"
 x = torch.randn(256, 1, 28, 28, device=DEVICE)
@@ -1163,6 +1173,13 @@ if needs("first_and_steady_ms"):
                                                           DEVICE, repeats=10)
     for name, (first, steady) in results.items():
         print(f"{name:22}: first call {first:9.2f} ms, steady median {steady:7.3f} ms, ratio {first / steady:8.1f}x")
+    compiled_name = list(results)[1]
+    first, steady = results[compiled_name]
+    print(read_compile(first, steady, results["eager"][1], backend=BACKEND))
+    if compiled_name == "compiled (inductor)":   # the page of GPU results wants inductor's figures, not a fallback's
+        print(f"RESULT compile_first_ms = {first:.2f} ms")
+        print(f"RESULT compile_steady_ms = {steady:.3f} ms")
+        print(f"RESULT eager_ms = {results['eager'][1]:.3f} ms")
 
 def per_call_ms(fn, n=10):
     times = []
@@ -1197,8 +1214,9 @@ plt.show()
 # %% [markdown] id="s5-myth"
 # > **Myth vs. current PyTorch:** "`torch.compile` makes training faster, often 2x." It *can*, on models with many
 # > fusable operations on a recent GPU; on a small MLP, on a T4 or on a CPU the gain may be a few percent, zero or
-# > negative, and the first call costs seconds (section 4 and the cell below print how many here). The cell below
-# > measures it on this machine.
+# > negative. The session's first compilation costs seconds (section 4 prints how many here); a recompilation can
+# > come from inductor's caches in a fraction of a second. The cell below measures the training step on this machine,
+# > and times the compilation of its forward pass and of its backward pass separately.
 
 # %% id="s5-demo"
 def make_step(model, optimizer):
@@ -1219,16 +1237,21 @@ steady_ms["eager"] = median_ms(lambda: eager_step(xb, yb), DEVICE, warmup=2, rep
 if BACKEND == "inductor":
     torch._dynamo.reset()
     model_c = make_mlp().to(DEVICE)
-    compiled_fn, is_compiled, note = try_compile(model_c, example_inputs=(xb,))
+    start = time.perf_counter()
+    compiled_fn, is_compiled, note = try_compile(model_c, example_inputs=(xb,))   # compiles the forward pass
+    synchronize(DEVICE)
+    forward_s = time.perf_counter() - start
     compiled_step = make_step(compiled_fn, torch.optim.AdamW(model_c.parameters()))
     start = time.perf_counter()
     try:
-        compiled_step(xb, yb)                   # compiles the backward pass too
+        compiled_step(xb, yb)                   # compiles the backward pass (the forward is compiled already)
     except Exception as error:
         print(f"the compiled backward failed ({type(error).__name__}): timing the eager model instead")
         compiled_step, is_compiled = make_step(model_c, torch.optim.AdamW(model_c.parameters())), False
     synchronize(DEVICE)
-    print(f"first compiled training step (backward compiled): {time.perf_counter() - start:.1f} s")
+    print(f"compiling the forward pass (try_compile's first call): {forward_s:.1f} s; the first training step, "
+          f"which compiles the backward pass: {time.perf_counter() - start:.1f} s (after section 4's compilation "
+          "of the same model, inductor's caches can make both short)")
     steady_ms["compiled" if is_compiled else "eager fallback"] = median_ms(lambda: compiled_step(xb, yb), DEVICE,
                                                                            warmup=3, repeats=20)
 else:
@@ -1244,7 +1267,12 @@ ax.set(xlabel=f"median ms per training step (batch {batch}, {DEVICE.type})", tit
 plt.show()
 if len(steady_ms) == 2:
     name = list(steady_ms)[1]
-    print(f"speed-up of {name} over eager, measured just now: {steady_ms['eager'] / steady_ms[name]:.2f}x")
+    speedup = steady_ms["eager"] / steady_ms[name]
+    print(f"eager {steady_ms['eager']:.3f} ms, {name} {steady_ms[name]:.3f} ms per step")
+    print(f"speed-up of {name} over eager, measured just now: {speedup:.2f}x")
+    print(read_speedup(speedup, f"The {name} training step"))
+    if name == "compiled":
+        print(f"RESULT compile_speedup = {speedup:.2f} x")
 
 # %% [markdown] id="s6"
 # ## 6. Compile together with autocast
@@ -1274,9 +1302,10 @@ if needs("CompileCounter"):
 # %% [markdown] id="s7"
 # ## 7. When compile cannot run: fall back to eager, and say so
 #
-# `torch.compile` itself fails only on a mistake in its arguments: an unknown backend name raises at once (in torch
-# 2.14, `torch.compile(model, backend="nope")` raises `InvalidBackend: Invalid backend: 'nope'`). Otherwise it returns
-# at once, and the first call is what fails when the backend cannot generate code: inductor needs a working C++
+# `torch.compile` itself raises at once on a mistake in its arguments (in torch 2.14,
+# `torch.compile(model, backend="nope")` raises `InvalidBackend: Invalid backend: 'nope'`) and on a Python it does not
+# support (torch 2.14 refuses Python 3.15 and newer, and early free-threaded builds). Otherwise it returns at once,
+# and the first call is what fails when the backend cannot generate code: inductor needs a working C++
 # compiler for CPU code (`InvalidCxxCompiler: No working C++ compiler found`) and, for CUDA code, Triton with a GPU of
 # compute capability 7.0 or newer (`GPUTooOldForTriton` below that). With the CUDA 13 build of torch 2.14.1 this course
 # was tested with, an older GPU such as a P100 (6.0) cannot get that far: the build has kernels only for sm_75 and
