@@ -194,15 +194,35 @@ def _make_cell_hash():
 
 
 def _library_roots(config, ospath):
-    """The real folders of installed code (the interpreter's, the standard library's, ``config["library_roots"]``)
-    and of the standard library alone."""
+    """The real folders of installed code, and of the standard library alone.
+
+    Installed code is what this interpreter imports from the folders on its ``sys.path`` as the guard installs
+    (before any student code): the interpreter's prefixes, the standard library, the site folders of a venv and
+    of any prefix it reaches (``--system-site-packages``, a ``.pth`` file's ``site.addsitedir``, a user site,
+    conda, a cluster module), and ``config["library_roots"]`` (the course's helpers). Never a folder a notebook can
+    write to, nor one holding such a folder: the notebook's own folder, the kernel's HOME and TMPDIR, the run's
+    writable folders (``config["cwd"]``, ``config["write_roots"]``) and ``GRADER_KERNEL_DIR``; an entry in or
+    above one of them (``''``, the working folder, ``/tmp``) is left out, so nothing a student writes there
+    counts as library code. Folders, not package names: a student's ``torch.py`` is the student's."""
+    import os
     import sys
     import sysconfig
 
+    (any, list, sorted, isinstance, str) = _bound_builtins("any", "list", "sorted", "isinstance", "str")
     stdlib = sysconfig.get_paths()["stdlib"]
-    lib_roots = sorted({ospath.realpath(p) for p in (sys.prefix, sys.base_prefix, stdlib, *config["library_roots"])
-                        if p})
-    return lib_roots, sorted({ospath.realpath(stdlib)})
+    writable = [os.getcwd(), os.environ.get("HOME", ""), os.environ.get("TMPDIR", ""),
+                os.environ.get("GRADER_KERNEL_DIR", ""), config.get("cwd") or "", *config.get("write_roots", [])]
+    writable = {ospath.realpath(w) for w in writable if w}
+
+    def near_writable(root):
+        return any(root == w or w.startswith(root.rstrip("/") + "/") or root.startswith(w.rstrip("/") + "/")
+                   for w in writable)
+
+    # the interpreter's own folders and the grader's named ones, as before; sys.path's, unless near a writable one
+    fixed = {ospath.realpath(p) for p in (sys.prefix, sys.base_prefix, stdlib, *config["library_roots"]) if p}
+    found = {ospath.realpath(p) for p in list(sys.path) if isinstance(p, str) and p and ospath.isabs(p)}
+    found = {r for r in found - {"/"} if not near_writable(r)}
+    return sorted(fixed | found), sorted({ospath.realpath(stdlib)})
 
 
 def _make_origins(config, roots, ospath, under, cell_hash, origin_cache):

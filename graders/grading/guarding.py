@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 
 from graders import machine
-from graders.grading import guard_cells, sandbox, scan
+from graders.grading import guard_cells, rundir, sandbox, scan
 from graders.grading import job as job_mod
 from graders.grading.job import Attempt, Job
 from graders.limits import Limits
@@ -52,7 +52,9 @@ def file_rules(run: Path, student: str, name: str, out: Path, item, root: Path) 
         read_deny.append(str(Path(item.folder).resolve().parent))
     return {
         "cwd": str(run / "course" / "autograded" / student / name),
-        "write_roots": [str(run / "tmp"), str(run / "home"), str(machine.data_dir()), str(machine.mpl_dir())],
+        # the kernel's own HOME, TMPDIR and matplotlib config (rundir.environment), as in the sandbox; not its log
+        "write_roots": [str(rundir.kernel_dir(run) / sub) for sub in ("tmp", "home", "mpl")]
+                       + [str(machine.data_dir()), str(machine.mpl_dir())],
         "read_deny": read_deny,
     }
 

@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from graders import course, machine
+from graders.grading import interpreter
 from graders.limits import Limits
 
 _PRISTINE: dict[tuple[str, Limits], dict[str, bytes]] = {}
@@ -96,7 +97,9 @@ def environment(run: Path, key: str, limits: Limits | None = None) -> dict:
     env = course.venv_env()
     env.update(limits.as_env())
     k = kernel_dir(run)
-    env.update(HOME=str(k / "home"), TMPDIR=str(k / "tmp"), PYTHONNOUSERSITE="1",
+    env.pop("PYTHONUSERBASE", None)
+    env.update(interpreter.user_site_env())  # the kernel's HOME is its own: the grader's user site, if it has one
+    env.update(HOME=str(k / "home"), TMPDIR=str(k / "tmp"),
                PYTHONDONTWRITEBYTECODE="1", COURSE_DATA=str(machine.data_dir()), GRADER_GUARD_KEY=key,
                GRADER_GUARD_LOG=str(k / "guard.log"), GRADER_MEMORY_GIB=f"{limits.memory_gib:g}",
                GRADER_KERNEL_DIR=str(k),

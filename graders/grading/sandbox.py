@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graders import machine
+from graders.grading import interpreter
 from graders.paths import REPO
 
 #: GRADER_SANDBOX=0 turns the sandbox off (a debugging aid; ``autograde --check`` says so).
@@ -40,12 +41,15 @@ class Protection:
 
 
 def system_paths() -> list[str]:
-    """What a Python kernel needs from the system, read-only: programs, libraries, the interpreter and the venv."""
+    """What a Python kernel needs from the system, read-only: programs, libraries, the interpreter, the venv and
+    every folder the grading interpreter imports from (``interpreter.import_folders``: a base prefix's
+    site-packages a venv reaches, a ``.pth`` file's folders, the user site), wherever they are."""
     paths = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32",
              "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/passwd",
              "/etc/group", "/etc/nsswitch.conf", "/etc/fonts", "/etc/alternatives"]
     for prefix in {sys.base_prefix, sys.prefix, os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)}:
         paths.append(prefix)
+    paths += interpreter.import_folders()
     return paths
 
 
@@ -54,13 +58,39 @@ def readonly_paths() -> list[str]:
     return [str(REPO / "gpucourse"), str(machine.data_dir()), str(machine.mpl_dir())]
 
 
-def gpu_args() -> list[str]:
-    """The NVIDIA device files and driver information, when the grading machine has a GPU."""
+#: where images put the NVIDIA driver's user-space libraries and CUDA outside the system's library folders
+#: (the H200 image of 2026-12-04: /usr/local/nvidia, on LD_LIBRARY_PATH; nvidia-container-toolkit images often
+#: /usr/local/cuda*/compat); each is shown when it exists, with every folder LD_LIBRARY_PATH and ld.so.conf name
+DRIVER_FOLDERS = ("/usr/local/nvidia", "/usr/local/cuda", "/run/nvidia/driver", "/opt/nvidia")
+
+
+def gpu_args(dev: Path = Path("/dev"), environ: dict | None = None,
+             ld_conf: Path = Path("/etc/ld.so.conf.d")) -> list[str]:
+    """The NVIDIA device files (``/dev/nvidia0``, ``nvidiactl``, ``nvidia-uvm``...), ``/sys`` and the folders of the
+    driver's libraries, when the grading machine has a GPU (``dev`` holds an ``nvidia*`` file); none otherwise.
+    CUDA opens the devices and ``dlopen``s ``libcuda.so.1`` found through ``LD_LIBRARY_PATH`` or ``ld.so.cache``;
+    Triton also runs ``ldconfig -p`` (``/sbin``, bound with the system)."""
+    environ = os.environ if environ is None else environ
+    devices = sorted(Path(dev).glob("nvidia*"))
+    if not devices:
+        return []
     args = []
-    for dev in sorted(Path("/dev").glob("nvidia*")):
-        args += ["--dev-bind-try", str(dev), str(dev)]
-    if args:
-        args += ["--ro-bind-try", "/sys", "/sys"]
+    for device in devices:
+        args += ["--dev-bind-try", str(device), str(device)]
+    args += ["--ro-bind-try", "/sys", "/sys"]
+    folders = list(DRIVER_FOLDERS)
+    folders += [p for p in environ.get("LD_LIBRARY_PATH", "").split(":") if os.path.isabs(p)]
+    for conf in sorted(Path(ld_conf).glob("*.conf")):
+        try:
+            folders += [line.strip() for line in conf.read_text().splitlines() if line.strip().startswith("/")]
+        except OSError:
+            continue
+    seen = set()
+    for folder in folders:
+        for path in (folder, os.path.realpath(folder)):
+            if path not in seen and os.path.isdir(path):
+                seen.add(path)
+                args += ["--ro-bind", path, path]
     return args
 
 

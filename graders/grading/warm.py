@@ -30,7 +30,7 @@ import threading
 from pathlib import Path
 
 from graders import course, machine
-from graders.grading import execute, sandbox
+from graders.grading import execute, interpreter, sandbox
 from graders.limits import Limits
 from graders.paths import REPO
 
@@ -203,7 +203,8 @@ def template_env() -> dict:
     env = course.venv_env()
     keep = ("PATH", "LANG", "LC_ALL", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "CUDA_VISIBLE_DEVICES")
     result = {k: env[k] for k in keep if k in env}
-    result.update(NBGRADER_EXECUTION="autograde", HOME="/tmp", PYTHONNOUSERSITE="1", PYTHONDONTWRITEBYTECODE="1",
+    result.update(interpreter.user_site_env())  # HOME is not the grader's: its user site, if it has one
+    result.update(NBGRADER_EXECUTION="autograde", HOME="/tmp", PYTHONDONTWRITEBYTECODE="1",
                   COURSE_DATA=str(machine.data_dir()),
                   MPLCONFIGDIR=str(machine.mpl_dir()))  # read-only in the sandbox: the template copies it
     return result

@@ -94,8 +94,10 @@ def guard_config(tmp: Path, nb, poisoned: list[str] | None = None, release=None,
                "root": tmp / "course-root", "out": tmp / "graded", "data": tmp / "data", "mpl": tmp / "mpl"}
     for path in folders.values():
         path.mkdir(parents=True, exist_ok=True)
-    for sub in ("tmp", "home"):
-        (run / sub).mkdir(exist_ok=True)
+    for sub in ("tmp", "home", "mpl"):  # the kernel's own folders, linked from the run as rundir.make does
+        (run / "k" / sub).mkdir(parents=True, exist_ok=True)
+        if sub != "mpl" and not (run / sub).exists():
+            (run / sub).symlink_to(Path("k") / sub)
     # the machine's shared caches, here folders of this test (gpucourse.data would import torch)
     with mock.patch.object(machine, "data_dir", return_value=folders["data"]), \
             mock.patch.object(machine, "mpl_dir", return_value=folders["mpl"]):
@@ -137,6 +139,13 @@ def grade(tmp: Path, nb, *, poisoned: list[str] | None = None, key: str = "k" * 
     return run
 
 
+def ran_clean(run: Run, *labels: str) -> None:
+    """Each cell ``labels`` ran, without an error."""
+    for label in labels:
+        assert label in run.results, f"{label} did not run:\n{run.stdout[-3000:]}"
+        assert run.results[label] is None, f"{label}: {run.results[label]}"
+
+
 # ---------------------------------------------------------------------------------------------
 # The child: a kernel as the guard sees one
 # ---------------------------------------------------------------------------------------------
@@ -162,6 +171,10 @@ class _Info:
 def _kernel(spec_path: str) -> None:
     import builtins
     import linecache
+
+    # a kernel started as `python -m ipykernel_launcher` has its working folder (the notebook's) first on
+    # sys.path, not the folder of a script: this file's folder is no library the guard should know
+    sys.path[0] = os.getcwd()
 
     spec = json.loads(Path(spec_path).read_text())
     # opened before the guard starts: the results need no file access the guard would judge

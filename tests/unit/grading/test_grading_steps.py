@@ -176,7 +176,7 @@ def test_the_guard_step_writes_the_guarded_copy_and_the_hand_ins_time(tmp_path):
     assert sum(1 for c in guarded.cells if MARK in c.source) >= 2 and len(j.nb.cells) == 4
     assert (written / "timestamp.txt").read_text().startswith("2026-11-30")
     config = guarding.guard_config(run, "s", "nb", j.release, j.source, j.out, j.item, j.root, [], sandboxed=False)
-    assert str(j.root.resolve()) in config["read_deny"] and str(run / "tmp") in config["write_roots"]
+    assert str(j.root.resolve()) in config["read_deny"] and str((run / "k" / "mpl").resolve()) in config["write_roots"]
 
 
 # -- execute ----------------------------------------------------------------------------------

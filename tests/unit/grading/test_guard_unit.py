@@ -16,17 +16,11 @@ import pytest
 
 from graders.grading import guard_cells, guard_log
 from graders.paths import REPO
-from tests.helpers.guard_helpers import grade, guard_config, notebook, released
+from tests.helpers.guard_helpers import grade, guard_config, notebook, ran_clean, released
 
 
 def refused(run, label: str) -> bool:
     return (run.results.get(label) or "").startswith("PermissionError")
-
-
-def ran_clean(run, *labels: str) -> None:
-    for label in labels:
-        assert label in run.results, f"{label} did not run:\n{run.stdout[-3000:]}"
-        assert run.results[label] is None, f"{label}: {run.results[label]}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -632,7 +626,8 @@ def test_guard_config_denies_the_graders_files(tmp_path):
     assert {str(REPO / p) for p in ("solutions", ".git", "graders", "samples")} <= deny
     assert {str(out.resolve()), str(root.resolve()), str(run), str((tmp_path / "subs").resolve())} <= deny
     assert config["cwd"] == str(run / "course" / "autograded" / "alice" / "nb")
-    assert {str(run / "tmp"), str(run / "home"), str(tmp_path / "data")} <= set(config["write_roots"])
+    own = {str((run / "k").resolve() / sub) for sub in ("tmp", "home", "mpl")}
+    assert own | {str(tmp_path / "data")} <= set(config["write_roots"])
     hashes = set(config["trusted_sources"])
     assert guard_cells.source_hash("import json") in hashes
     assert guard_cells.source_hash("assert json.loads(f()) == 1") in hashes
