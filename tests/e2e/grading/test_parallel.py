@@ -17,8 +17,9 @@ NAME = "01_devices"
 
 
 def _read(path):
+    # grades_detail.csv's reason may quote a value the tests drew at random ("... (got 1.31)"): the scores must agree
     with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+        return [{k: v for k, v in r.items() if k != "reason"} for r in csv.DictReader(f)]
 
 
 @pytest.fixture(scope="module")
