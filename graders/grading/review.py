@@ -23,6 +23,10 @@ for a student, notebook *and submission digest* applies, so a changed submission
 Every ``autograde``, ``merge`` and ``review`` run applies them: accepted -> ``graded`` with
 nbgrader's score (untrusted tests included) or the instructor's ``--score``; rejected -> ``graded``
 with 0 or the instructor's ``--score``, and a message saying the instructor rejected it.
+
+Every test cell that lost points says why (``Row.reasons``, ``grades_detail.csv``'s ``reason``):
+:func:`cell_reasons` adds to what its graded cell showed (``graders.grading.reasons``) what no output shows: the
+points a tamper check took (the guard's finding), what withheld the score, the instructor's decision.
 """
 
 from __future__ import annotations
