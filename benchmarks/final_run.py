@@ -5,7 +5,7 @@ the same ``gpucourse.training.train``), or with ``--arch mlp`` the best MLP meas
 training images resident in memory as uint8 and batches drawn by ``resident_batches`` (benchmarks/loader_speed.py's
 copy of the notebook's ``gpu_resident_batches``), once per seed.
 
-    python benchmarks/final_run.py [--seeds 0 1 2] [--arch cnn|mlp] [--epochs N] [--threads 0]
+    python benchmarks/final_run.py [--seeds 0 1 2] [--arch cnn|mlp] [--epochs N] [--batch-size B --lr LR] [--threads 0]
                                    [--precision float32|bfloat16] [--compiled] [--device cpu|cuda]
 
 Prints, per seed, the test accuracy after the last epoch, the epochs, the training seconds (evaluation excluded),
@@ -29,6 +29,7 @@ the real data.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import statistics
 import sys
@@ -105,6 +106,9 @@ def main(argv=None) -> int:
     parser.add_argument("--arch", choices=list(CONFIGS), default=FINAL.arch,
                         help="cnn: the final run (FINAL); mlp: the best MLP measured (BEST_MLP)")
     parser.add_argument("--epochs", type=int, help="default: the configuration's own")
+    parser.add_argument("--batch-size", type=int,
+                        help="default: the configuration's own (with --lr: training.LARGE_BATCH_FINAL's 1024, 4e-3)")
+    parser.add_argument("--lr", type=float, help="default: the configuration's own")
     parser.add_argument("--precision", choices=("float32", "bfloat16", "float16"), default="float32",
                         help="autocast dtype (float32: none); the notebook uses its fastest measured configuration")
     parser.add_argument("--compiled", action="store_true", help="torch.compile the model, as the 'compiled' rows")
@@ -131,6 +135,8 @@ def main(argv=None) -> int:
         compile_fn = lambda model, example: try_compile(model, example_inputs=(example,)).fn  # noqa: E731
 
     cfg = CONFIGS[args.arch]
+    changes = {name: value for name, value in (("batch_size", args.batch_size), ("lr", args.lr)) if value}
+    cfg = dataclasses.replace(cfg, **changes)
     epochs = args.epochs or cfg.epochs
     steps = len(x_train) // cfg.batch_size
     example = normalize(x_train[:cfg.batch_size])
