@@ -71,8 +71,10 @@ def read_bandwidth(gbps: float, kind: str) -> str:
                 f"({faster_peak} GB/s peak; {gpus} has one)")
     if kind == "pinned":
         return f"Pinned copies measure the link: {gbps:.1f} GB/s. {link}."
-    return (f"Pageable copies, {gbps:.1f} GB/s, are staged through a pinned buffer by the CPU first, so they measure "
-            f"the host as much as the link; the pinned figure is the link's. {link}.")
+    pageable = (f"Pageable copies, {gbps:.1f} GB/s, are staged through a pinned buffer by the CPU first, so they "
+                "measure the host as much as the link; the pinned figure is the link's.")
+    # A slow pageable figure says nothing about the link; only one above a link's peak rules that link out.
+    return pageable + (f" {link}." if slower else "")
 
 
 def read_speedup(speedup: float, what: str) -> str:
@@ -88,9 +90,11 @@ def read_speedup(speedup: float, what: str) -> str:
 def read_matmul_speedup(speedup: float, dtype_name: str, device_type: str) -> str:
     """Read a 16-bit matmul's throughput against float32's on ``device_type`` ("cuda" or "cpu")."""
     verdict = read_speedup(speedup, f"A {dtype_name} matmul")
-    if speedup >= 2:
-        return verdict + " 16-bit matrix multiplies run on tensor cores (or the CPU's 16-bit units), at several " \
-                         "times float32's rate."
+    if speedup >= SAME_SPEED[1]:
+        if device_type == "cuda":
+            return verdict + " This GPU runs 16-bit matrix multiplies on tensor cores."
+        return verdict + (f" This CPU multiplies {dtype_name} matrices faster than float32 ones ({dtype_name} "
+                          "instructions, or just half the bytes to move).")
     if device_type == "cpu":
         return verdict + f" This CPU has no fast {dtype_name} instructions to use, so it gains nothing from 16 bits."
     return verdict + " This GPU has no fast 16-bit units (tensor cores) for it, or the matrix is too small to keep " \

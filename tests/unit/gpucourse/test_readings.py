@@ -47,7 +47,8 @@ def test_h200_pinned_bandwidth_names_a_link_at_least_gen5():
 
 def test_h200_pageable_bandwidth_is_read_as_a_host_figure():
     text = readings.read_bandwidth(H200["bandwidth"]["pageable_gbps"], "pageable")
-    assert "staged through a pinned buffer" in text and "8.9 GB/s" in text
+    assert "staged through a pinned buffer" in text and "8.9 GB/s" in text and "Gen3" not in text
+    assert "at least PCIe Gen4" in readings.read_bandwidth(20.0, "pageable")
 
 
 def test_bandwidth_t4_like_cpu_like_and_beyond_pcie():
@@ -65,13 +66,15 @@ def test_bandwidth_t4_like_cpu_like_and_beyond_pcie():
 def test_h200_matmul_speedup_is_read_as_a_gain():
     m = H200["matmul"]
     text = readings.read_matmul_speedup(m["fp16_tflops"] / m["fp32_tflops"], "float16", "cuda")
-    assert "it helped" in text and "12.73x" in text
+    assert "it helped" in text and "12.73x" in text and "tensor cores" in text
 
 
 def test_matmul_speedup_cpu_like_without_16_bit_units():
     text = readings.read_matmul_speedup(0.3, "bfloat16", "cpu")
     assert "did not help" in text and "no fast bfloat16 instructions" in text
     assert "it helped" in readings.read_matmul_speedup(7.9, "float16", "cuda")     # T4: 65 against 8.1 TFLOPS
+    cpu_fast = readings.read_matmul_speedup(1.8, "bfloat16", "cpu")                 # a CPU with bf16 instructions
+    assert "it helped" in cpu_fast and "no fast" not in cpu_fast and "tensor cores" not in cpu_fast
 
 
 def test_h200_small_step_autocast_slowdown_is_read_as_host_bound_not_as_help():
