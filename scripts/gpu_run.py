@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -67,9 +68,9 @@ def stages_for(names: list[str], timed: set[str], args, jobs: int) -> list[plan.
     stages.append(plan.Stage("direct", "direct measurements, alone", plan.DIRECT_S))
     beside = [] if args.skip_notebooks else others
     if beside or not args.skip_tests:
-        what = ", ".join(beside) + f" ({AT_ONCE} at a time)" if beside else ""
-        what += (" with " if beside else "") + ("`pytest -m cuda`" if not args.skip_tests else "")
-        stages.append(plan.Stage("notebooks_parallel", what.strip(),
+        parts = [f"{', '.join(beside)} ({AT_ONCE} at a time)"] if beside else []
+        parts += [] if args.skip_tests else ["`pytest -m cuda`"]
+        stages.append(plan.Stage("notebooks_parallel", " beside ".join(parts),
                                  max(plan.parallel_estimate(beside, AT_ONCE),
                                      0 if args.skip_tests else plan.CUDA_TESTS_S)))
     if not args.skip_grading:
@@ -274,17 +275,21 @@ def run_all(args, names, expected, timed, stages, jobs) -> int:
             run.status(name, f"not run (--skip-{name.replace('cuda_', '')})")
     run.save()
 
-    if stage := run.stage("notebooks_alone"):
-        run_notebooks(run, stage, [n for n in names if n in timed], 1)
-    if stage := run.stage("direct"):
-        run_direct(run, stage)
-    if stage := run.stage("notebooks_parallel"):
-        others = [] if args.skip_notebooks else [n for n in names if n not in timed]
-        run_notebooks(run, stage, others, AT_ONCE, [] if args.skip_tests else [cuda_tests_job(args.work)])
-    if stage := run.stage("grading"):
-        run_grading(run, stage, jobs)
-
-    run.save()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))  # a time limit's kill: as Ctrl-C
+    try:
+        if stage := run.stage("notebooks_alone"):
+            run_notebooks(run, stage, [n for n in names if n in timed], 1)
+        if stage := run.stage("direct"):
+            run_direct(run, stage)
+        if stage := run.stage("notebooks_parallel"):
+            others = [] if args.skip_notebooks else [n for n in names if n not in timed]
+            run_notebooks(run, stage, others, AT_ONCE, [] if args.skip_tests else [cuda_tests_job(args.work)])
+        if stage := run.stage("grading"):
+            run_grading(run, stage, jobs)
+    finally:  # stopped from outside too: the page says so and keeps everything finished
+        for s in stages:
+            run.data["stages"].setdefault(s.name, {"status": "not finished: the run was stopped"})
+        run.save()
     print(f"gpu_run: wrote {args.out} (raw figures in {args.work / 'gpu-results.json'}) after {run.elapsed():.0f} s")
     data = run.data
     ok = (all(s["status"] == "done" or s["status"].startswith("not run")

@@ -86,21 +86,26 @@ def run_jobs(jobs: list[Job], at_once: int, deadline: float, on_end: Callable[[J
     """Run ``jobs``, ``at_once`` at a time, in order; at ``deadline`` (``time.monotonic()``) stop those running and
     skip those not started. ``on_end`` is called as each one ends."""
     pending, running = list(jobs), []
-    while pending or running:
-        if time.monotonic() >= deadline:
-            for job in running:
-                job.stop()
-                on_end(job)
-            for job in pending:
-                job.outcome = "skipped: out of time"
-                on_end(job)
-            return
-        while pending and len(running) < at_once:
-            job = pending.pop(0)
-            job.start()
-            running.append(job)
-        for job in list(running):
-            if job.poll():
-                running.remove(job)
-                on_end(job)
-        time.sleep(tick_s)
+    try:
+        while pending or running:
+            if time.monotonic() >= deadline:
+                for job in running:
+                    job.stop()
+                    on_end(job)
+                for job in pending:
+                    job.outcome = "skipped: out of time"
+                    on_end(job)
+                return
+            while pending and len(running) < at_once:
+                job = pending.pop(0)
+                job.start()
+                running.append(job)
+            for job in list(running):
+                if job.poll():
+                    running.remove(job)
+                    on_end(job)
+            time.sleep(tick_s)
+    except BaseException:  # the run itself is being stopped (SIGTERM, Ctrl-C): nothing it started may outlive it
+        for job in running:
+            job.stop()
+        raise

@@ -60,9 +60,9 @@ def record(name: str, executed: Path, outcome: str, seconds: float) -> dict:
     target = executed / f"{name}.ipynb"
     summary_path = target.with_suffix(".json")
     summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
-    error = summary.get("error", "")
-    if not summary:
-        error = f"{outcome} after {seconds:.0f} s" if outcome != "finished" else "ended without a summary"
+    error = summary.get("error", "") if summary else "ended without a summary"
+    if outcome != "finished":  # what the kernel said as it was stopped is not the reason
+        error, summary = f"{outcome} after {seconds:.0f} s", {}
     text = figures.printed_text(nbformat.read(str(target), as_version=4)) if target.exists() else ""
     device = re.search(r"^Device: (\S+)", text, re.M)
     return {"name": name, "seconds": summary.get("seconds", seconds), "error": error,

@@ -90,6 +90,17 @@ def test_jobs_past_their_deadline_are_stopped_and_those_not_started_skipped(tmp_
     assert never.outcome == "skipped: out of time" and not never.log.exists()
 
 
+def test_a_run_stopped_from_outside_stops_what_it_started(tmp_path):
+    quick, slow = sleeper("quick", 0, tmp_path), sleeper("slow", 600, tmp_path)
+
+    def interrupt(job):
+        raise KeyboardInterrupt  # as the SIGTERM handler's SystemExit would, while "slow" still runs
+
+    with pytest.raises(KeyboardInterrupt):
+        run_jobs([quick, slow], 2, time.monotonic() + 600, interrupt, tick_s=0.1)
+    assert slow.outcome == "stopped: out of time" and slow._proc.poll() is not None
+
+
 # ---------------------------------------------------------------------------------------------
 # The figures: the RESULT lines of sources/
 # ---------------------------------------------------------------------------------------------
@@ -130,6 +141,10 @@ def test_a_result_line_wins_over_the_readable_text_and_a_stopped_notebook_keeps_
     assert record["error"] == "stopped: out of time after 41 s" and record["device"] == "cuda"
     assert record["figures"] == {"eps_cpu": ("1000 examples/s", "RESULT line"),
                                  "eps_gpu_fp32": ("443,114 examples/s", "printed text")}
+    # the worker's own summary, written as its kernel died under the stop, does not hide why it stopped
+    (tmp_path / "08_throughput.json").write_text('{"seconds": 30, "error": "DeadKernelError: Kernel died"}')
+    assert notebook.record("08_throughput", tmp_path, "stopped: out of time", 41.0)["error"].startswith("stopped")
+    assert notebook.record("08_throughput", tmp_path, "finished", 41.0)["error"] == "DeadKernelError: Kernel died"
 
 
 def test_the_notebooks_run_in_full_mode_without_the_graders_switches(monkeypatch):
