@@ -24,5 +24,23 @@ def venv_over(folder: Path, site_folder: str | Path | None = None) -> Path:
     return python
 
 
+def user_site_over(home: Path, site_folder: str | Path | None = None) -> Path | None:
+    """The interpreter this repository's venv was made from, with ``site_folder`` (by default the venv's
+    site-packages) reached through the user site of ``home`` (``pip install --user``'s folder, under
+    ``~/.local``; a ``.pth`` file there calls ``site.addsitedir``): run it with ``HOME=home``. None where that
+    interpreter has no user site."""
+    site_folder = site_folder or sysconfig.get_paths()["purelib"]
+    base = Path(getattr(sys, "_base_executable", "") or Path(sys.base_prefix) / "bin" / "python3")
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin"}
+    found = subprocess.run([str(base), "-c", "import site; print(site.ENABLE_USER_SITE, site.getusersitepackages())"],
+                           env=env, capture_output=True, text=True)
+    enabled, _, user_site = found.stdout.strip().partition(" ")
+    if found.returncode != 0 or enabled != "True":
+        return None
+    Path(user_site).mkdir(parents=True, exist_ok=True)
+    Path(user_site, "course.pth").write_text(f"import site; site.addsitedir({str(site_folder)!r})\n")
+    return base
+
+
 if __name__ == "__main__":  # python tests/helpers/layouts.py FOLDER: what CI's main job grades from
     print(venv_over(Path(sys.argv[1])))

@@ -16,7 +16,7 @@ from graders.grading import grades_csv, sandbox
 from graders.paths import REPO, SAMPLES
 from graders.qa import sample_check
 from graders.qa.selftest import compare
-from tests.helpers.layouts import venv_over
+from tests.helpers.layouts import user_site_over, venv_over
 
 NOTEBOOK = "01_devices"
 
@@ -46,3 +46,23 @@ def test_a_venv_over_another_prefix_grades_as_the_cpu_box_does(python_over, tmp_
     expected = [e for e in sample_check.expectations([NOTEBOOK]) if e.student != "untouched"]
     assert {(r.student_id, r.notebook) for r in rows} == {(e.student, e.notebook) for e in expected}
     assert compare(rows, expected) == []  # the same scores and cells, and no row in review
+
+
+def test_a_user_site_grades_as_the_cpu_box_does(tmp_path):
+    """``pip install --user``: the packages in the instructor's ``~/.local``, which a kernel (whose HOME is its own)
+    reaches through PYTHONUSERBASE; graded in the warm sandbox, which must show that folder."""
+    home = tmp_path / "instructor"
+    python = user_site_over(home)
+    if python is None:
+        pytest.skip("the interpreter this venv was made from has no user site")
+    if not sandbox.active():
+        pytest.skip("no sandbox here: " + sandbox.probe().why)
+    out = tmp_path / "graded"
+    env = {**os.environ, "HOME": str(home), "PATH": f"{python.parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("PYTHONNOUSERSITE", None)
+    proc = subprocess.run([str(python), "-m", "graders", "autograde", str(SAMPLES), "--out", str(out),
+                           "--notebooks", NOTEBOOK, "--students", "correct"],
+                          cwd=REPO, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    expected = [e for e in sample_check.expectations([NOTEBOOK]) if e.student == "correct"]
+    assert compare(grades_csv.read_csv(out), expected) == []
