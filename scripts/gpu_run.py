@@ -57,24 +57,24 @@ BUDGET_S = 480
 AT_ONCE = 3
 
 
-def stages_for(names: list[str], timed: set[str], args, jobs: int) -> list[plan.Stage]:
+def stages_for(names: list[str], timed: set[str], args, jobs: int, known: dict[str, float]) -> list[plan.Stage]:
     """The stages this run will run, with their estimates; the budget is shared out by ``plan.plan``."""
     alone = [n for n in names if n in timed]
     others = [n for n in names if n not in timed]
     stages = []
     if not args.skip_notebooks and alone:
         stages.append(plan.Stage("notebooks_alone", f"{', '.join(alone)}, one at a time (they print figures)",
-                                 sum(plan.notebook_estimate(n) for n in alone)))
-    stages.append(plan.Stage("direct", "direct measurements, alone", plan.DIRECT_S))
+                                 sum(plan.notebook_estimate(n, known) for n in alone)))
+    stages.append(plan.Stage("direct", "direct measurements, alone", known["direct"]))
     beside = [] if args.skip_notebooks else others
     if beside or not args.skip_tests:
         parts = [f"{', '.join(beside)} ({AT_ONCE} at a time)"] if beside else []
         parts += [] if args.skip_tests else ["`pytest -m cuda`"]
         stages.append(plan.Stage("notebooks_parallel", " beside ".join(parts),
-                                 max(plan.parallel_estimate(beside, AT_ONCE),
-                                     0 if args.skip_tests else plan.CUDA_TESTS_S)))
+                                 max(plan.parallel_estimate(beside, AT_ONCE, known),
+                                     0 if args.skip_tests else known["cuda_tests"])))
     if not args.skip_grading:
-        stages.append(plan.Stage("grading", f"the samples graded, --jobs {jobs}", plan.GRADING_S))
+        stages.append(plan.Stage("grading", f"the samples graded, --jobs {jobs}", known["grading"]))
     return stages
 
 
@@ -154,7 +154,7 @@ def run_notebooks(run: Run, stage: plan.Stage, names: list[str], at_once: int, e
 
 def cuda_tests_job(work: Path) -> Job:
     return Job("cuda_tests", [sys.executable, "-m", "pytest", "-m", "cuda", "-q", "-rs", "-p", "no:cacheprovider"],
-               work / "logs" / "pytest-cuda.log")
+               work / "logs" / "pytest-cuda.log", cwd=REPO)
 
 
 def tests_record(job: Job) -> dict:
@@ -182,7 +182,7 @@ def run_grading(run: Run, stage: plan.Stage, jobs: int) -> None:
     out = run.args.work / "graded"
     cmd = [sys.executable, "-m", "graders", "autograde", str(SAMPLES), "--out", str(out),
            "--jobs", str(jobs), "--notebooks", *run.names]
-    job = Job("grading", cmd, run.args.work / "logs" / "grading.log", echo=True)
+    job = Job("grading", cmd, run.args.work / "logs" / "grading.log", cwd=REPO, echo=True)
     run_jobs([job], 1, run.deadline(stage), tick_s=2)
     rows, source = grading.graded_rows(out, job.text())
     table = grading.compare_rows(rows, run.names)
@@ -201,6 +201,8 @@ def parse(argv: list[str] | None):
     parser.add_argument("--budget", type=float, default=BUDGET_S, help="seconds for the whole run (default 480)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="grading slots (default: the cores)")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per notebook cell")
+    parser.add_argument("--estimates-from", type=Path, default=None, metavar="JSON",
+                        help="plan with what a previous run took (its gpu-results.json) instead of the H200's times")
     parser.add_argument("--commit", default=None, help="the commit measured, where the tree has no .git")
     parser.add_argument("--skip-notebooks", action="store_true")
     parser.add_argument("--skip-tests", action="store_true")
@@ -237,7 +239,8 @@ def main(argv: list[str] | None = None) -> int:
     expected = [e for e in figures.expected_from_sources(SOURCES) if e.notebook in names]
     timed = {e.notebook for e in expected}
     jobs = args.jobs or 1
-    stages = plan.plan(stages_for(names, timed, args, jobs), args.budget)
+    previous = json.loads(args.estimates_from.read_text()) if args.estimates_from else None
+    stages = plan.plan(stages_for(names, timed, args, jobs, plan.estimates(previous)), args.budget)
     if args.dry_run:
         print("\n".join(plan.plan_lines(stages, args.budget)))
         print(f"figures expected ({len(expected)}, from the RESULT lines in sources/*.py):")

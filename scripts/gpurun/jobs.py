@@ -25,6 +25,7 @@ class Job:
     cmd: list[str]
     log: Path
     env: dict | None = None
+    cwd: Path | None = None
     echo: bool = False  # print its output as it comes (progress of a long job)
     outcome: str = "not started"  # "finished", "stopped: out of time", "skipped: out of time"
     returncode: int | None = None
@@ -37,7 +38,7 @@ class Job:
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with open(self.log, "wb") as out:
             self._proc = subprocess.Popen(self.cmd, stdout=out, stderr=subprocess.STDOUT, env=self.env,
-                                          start_new_session=True)
+                                          cwd=self.cwd, start_new_session=True)
         self._started = time.monotonic()
         self.outcome = "running"
 

@@ -1,29 +1,27 @@
 """The time budget of one GPU run: each stage gets a deadline, so that the whole run ends within its limit.
 
 A stage's estimate is what it took on the H200 run of 2026-12-04 (``gpu_run.log``, the run's README) where that
-run timed it, else a guess marked as one. The time left after every estimate is shared out in proportion to
-the estimates. Deadlines add up from the run's start: a stage that finishes early leaves its time to the next
-ones, a stage that runs late is stopped at its deadline (what it finished is kept), and a stage that would
-start with less than ``MIN_STAGE_S`` left is skipped, "skipped: out of time".
+run timed it, else a guess marked as one, or what a later run took (``gpu_run.py --estimates-from JSON``). The
+time left after every estimate is shared out in proportion to the estimates. Deadlines add up from the run's
+start: a stage that finishes early leaves its time to the next ones, a stage that runs late is stopped at its
+deadline (what it finished is kept), and a stage that would start with less than ``MIN_STAGE_S`` left is
+skipped, "skipped: out of time".
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: Seconds each solution notebook took in full mode on the H200, one after another (gpu_run.log, 2026-12-04).
-H200_NOTEBOOK_S = {"01_devices": 17, "02_transfers": 42, "03_async_timing": 11, "04_autocast": 21,
-                   "05_gradscaler": 20, "06_bf16": 18, "07_compile": 36, "08_throughput": 43}
-#: A notebook that run did not time.
+#: Seconds each solution notebook took in full mode on the H200, one after another (gpu_run.log, 2026-12-04), and
+#: ``pytest -m cuda`` there (14 passed in 22 s: the run's README).
+H200_S = {"01_devices": 17, "02_transfers": 42, "03_async_timing": 11, "04_autocast": 21, "05_gradscaler": 20,
+          "06_bf16": 18, "07_compile": 36, "08_throughput": 43, "cuda_tests": 22}
+#: What that run did not time, guessed: the direct measurements (bandwidth, matmuls, six MLP steps, two of them
+#: compiled); grading the 24 sample rows (that run graded 21 in 130 s three at a time, one thread per student
+#: without the sandbox, so about 19 s a row; 16 slots on 16 cores: two rounds at twice that, and a margin).
+GUESSED_S = {"direct": 40, "grading": 120}
+#: A notebook no run has timed.
 NEW_NOTEBOOK_S = 60
-#: ``pytest -m cuda`` there: 14 passed in 22 s (the run's README).
-CUDA_TESTS_S = 22
-#: The direct measurements were not timed by that run: a guess (bandwidth, matmuls, 6 compiled MLP steps).
-DIRECT_S = 40
-#: Grading 24 sample rows: that run graded 21 in 130 s three at a time (one thread per student, no sandbox,
-#: a cold nbgrader per notebook), so about 19 s per row; 16 slots at once on 16 cores: a guess of 2 rounds at
-#: twice that, and a margin.
-GRADING_S = 120
 #: A stage with less than this left before its deadline is skipped rather than started.
 MIN_STAGE_S = 10
 #: Kept back from the run's limit for starting up and writing the page.
@@ -42,15 +40,28 @@ class Stage:
         return self.deadline_s - elapsed_s
 
 
-def notebook_estimate(name: str) -> float:
-    return H200_NOTEBOOK_S.get(name, NEW_NOTEBOOK_S)
+def estimates(previous: dict | None = None) -> dict[str, float]:
+    """Seconds per notebook and per stage (``direct``, ``grading``, ``cuda_tests``): the H200's and the guesses,
+    each replaced by what ``previous`` (a run's gpu-results.json) took where it finished that part."""
+    known = {**H200_S, **GUESSED_S}
+    if previous:
+        known.update({nb["name"]: nb["seconds"] for nb in previous.get("notebooks", []) if not nb.get("error")})
+        known.update({name: s["seconds"] for name, s in previous.get("stages", {}).items()
+                      if name in GUESSED_S and s.get("status") == "done"})
+        if (previous.get("tests") or {}).get("returncode") == 0:
+            known["cuda_tests"] = previous["tests"]["seconds"]
+    return known
 
 
-def parallel_estimate(names: list[str], at_once: int) -> float:
+def notebook_estimate(name: str, known: dict[str, float]) -> float:
+    return known.get(name, NEW_NOTEBOOK_S)
+
+
+def parallel_estimate(names: list[str], at_once: int, known: dict[str, float]) -> float:
     """Notebooks run ``at_once`` at a time: the longest, or their sum shared out, whichever is more."""
     if not names:
         return 0.0
-    times = [notebook_estimate(n) for n in names]
+    times = [notebook_estimate(n, known) for n in names]
     return max(max(times), sum(times) / at_once)
 
 

@@ -52,13 +52,21 @@ def test_a_plan_that_does_not_fit_gives_the_last_stages_no_time():
     assert "MORE than the budget" in lines[0] and len(lines) == 4
 
 
-def test_the_notebooks_estimates_come_from_the_h200_run_and_parallel_ones_overlap():
+def test_the_estimates_are_the_h200_runs_until_a_later_run_replaces_them():
     names = notebook_names()
-    assert all(plan.notebook_estimate(n) == plan.H200_NOTEBOOK_S[n] for n in names if n in plan.H200_NOTEBOOK_S)
-    assert plan.notebook_estimate("99_new") == plan.NEW_NOTEBOOK_S
+    known = plan.estimates()
+    assert all(plan.notebook_estimate(n, known) == plan.H200_S[n] for n in names if n in plan.H200_S)
+    assert plan.notebook_estimate("99_new", known) == plan.NEW_NOTEBOOK_S
     three = names[:3]
-    alone = sum(plan.notebook_estimate(n) for n in three)
-    assert max(plan.notebook_estimate(n) for n in three) <= plan.parallel_estimate(three, 3) < alone
+    alone = sum(plan.notebook_estimate(n, known) for n in three)
+    assert max(plan.notebook_estimate(n, known) for n in three) <= plan.parallel_estimate(three, 3, known) < alone
+    later = {"notebooks": [{"name": names[0], "seconds": 99.0, "error": ""},
+                           {"name": names[1], "seconds": 5.0, "error": "stopped: out of time after 5 s"}],
+             "stages": {"grading": {"status": "done", "seconds": 77.0}, "direct": {"status": "skipped: out of time"}},
+             "tests": {"returncode": 0, "seconds": 31.0}}
+    again = plan.estimates(later)
+    assert again[names[0]] == 99.0 and again[names[1]] == known[names[1]]  # a stopped notebook's time is no estimate
+    assert (again["grading"], again["direct"], again["cuda_tests"]) == (77.0, known["direct"], 31.0)
 
 
 def test_the_dry_run_prints_the_plan_within_the_budget_and_the_figures_the_sources_print():
