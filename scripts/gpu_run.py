@@ -189,7 +189,7 @@ def run_grading(run: Run, stage: plan.Stage, jobs: int) -> None:
     run.data["grading"] = {"table": table, "verdict": grading.verdict(table), "seconds": job.seconds,
                            "source": source,
                            "command": f"python -m graders autograde samples/submissions --jobs {jobs}"}
-    print(grading.verdict(table), flush=True)
+    print("\n".join(grading.table_lines(table) + [grading.verdict(table)]), flush=True)
     run.status("grading", "done" if job.outcome == "finished" else job.outcome, job.seconds)
 
 
