@@ -44,8 +44,10 @@ def _show(rows, store, all_lost: bool = False) -> None:
                 print(f"    - {line}")
         for line in lost_lines(r):
             print(line)
+    lost = [r for r in rows if r.status == "graded" and r.lost()]
+    if lost and not all_lost:
+        print(f"\n{len(lost)} graded notebook(s) lost points: `--all` lists each test cell and why")
     if all_lost:
-        lost = [r for r in rows if r.status == "graded" and r.lost()]
         print(f"\n{len(lost)} graded notebook(s) lost points:" if lost else "\nno graded notebook lost points")
         for r in lost:
             print(f"{r.student_id} {r.notebook}: score {r.score:g}/{r.max_score:g}")

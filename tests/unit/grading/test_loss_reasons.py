@@ -148,6 +148,7 @@ def test_review_lists_each_lost_cell_with_its_reason(tmp_path, capsys):
     assert "lost test_b (0/3): nbgrader gave 3, but a tamper check took the points" in listing
     assert FINDING in listing and f"lost test_c (0/5): [FAIL] test_c: {HINT}" in listing
     assert "bob" not in listing, "a graded row is listed with --all only"
+    assert "1 graded notebook(s) lost points: `--all` lists each test cell and why" in listing
     assert main(["review", str(tmp_path), "--all"]) == 0
     listing = capsys.readouterr().out
     assert f"bob 01_devices: score 8/10\n    lost test_a (0/2): [FAIL] test_a: {HINT}" in listing
