@@ -77,8 +77,8 @@ def test_generate_feedback_in_a_course_copied_from_another_machine_hides_the_tes
     done = subprocess.run([str(Path(sys.executable).parent / "nbgrader"), "generate_feedback", NB], cwd=course,
                           env=environment(tmp_path), capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "Exception while loading config file" not in done.stderr, done.stderr[-3000:]
     assert_pages_hide_tests_and_guard(course, students(samples_graded))
+    assert "Exception while loading config file" not in done.stderr, done.stderr[-3000:]
 
 
 def test_an_nbgrader_that_cannot_reach_the_settings_refuses_to_run(samples_graded, tmp_path):
