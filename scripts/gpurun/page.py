@@ -39,7 +39,7 @@ def stage_note(run: dict, names: tuple[str, ...], absent: str) -> str:
 def header(run: dict) -> list[str]:
     m = run["machine"]
     return ["# The course on a real GPU", "",
-            f"Measured on an **{m.get('gpu', '?')}** (driver {m.get('driver', '?')}, torch {m.get('torch', '?')}, "
+            f"Measured on **{m.get('gpu', '?')}** (driver {m.get('driver', '?')}, torch {m.get('torch', '?')}, "
             f"CUDA {m.get('cuda', '?')}) on **{m.get('date', '?')}**, at commit **{run.get('commit') or 'unknown'}**, "
             f"by `{run.get('command', 'python scripts/gpu_run.py')}`"
             + (f" (this page rebuilt from that run's folder by `{run['rebuilt_by']}`)" if run.get("rebuilt_by") else "")
