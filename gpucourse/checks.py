@@ -70,10 +70,19 @@ def _failed(cls, exercise: str, message: str):
     return error
 
 
+def _site_folders() -> set[str]:
+    """The site folders on ``sys.path``, wherever they are: a venv made with ``--system-site-packages`` (GPU
+    images, conda, cluster modules) or a ``.pth`` file reaches another prefix's site-packages, and
+    ``pip install --user`` fills the user site; none of them is under this interpreter's own prefix."""
+    return {p for p in sys.path if isinstance(p, str) and os.path.isabs(p)
+            and os.path.basename(p.rstrip(os.sep)) in ("site-packages", "dist-packages")}
+
+
 #: Where library code lives (the standard library, installed packages, this package): a bare
 #: NotImplementedError raised there is a real error, not an exercise's skeleton.
 LIBRARY_DIRS = tuple(sorted({os.path.realpath(sysconfig.get_paths()[key]) + os.sep
                              for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+                            | {os.path.realpath(p) + os.sep for p in _site_folders()}
                             | {os.path.dirname(os.path.realpath(__file__)) + os.sep}))
 
 
