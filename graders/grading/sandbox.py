@@ -49,7 +49,11 @@ def system_paths() -> list[str]:
              "/etc/group", "/etc/nsswitch.conf", "/etc/fonts", "/etc/alternatives"]
     for prefix in {sys.base_prefix, sys.prefix, os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)}:
         paths.append(prefix)
-    paths += interpreter.import_folders()
+    # never the repository itself or a folder above it (an editable install in "compat" mode puts the repository on
+    # sys.path): solutions/ and the graders stay out of sight; the helper package is bound alone (readonly_paths)
+    repo = str(REPO.resolve())
+    paths += [p for p in interpreter.import_folders()
+              if not (repo == os.path.realpath(p) or repo.startswith(os.path.realpath(p).rstrip("/") + "/"))]
     return paths
 
 

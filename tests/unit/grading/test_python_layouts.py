@@ -81,6 +81,16 @@ def test_import_folders_include_a_site_folder_outside_the_prefix(tmp_path, monke
     assert ["--ro-bind", str(site_folder), str(site_folder)] == args[args.index(str(site_folder)) - 1:][:3]
 
 
+def test_the_repository_on_sys_path_is_never_shown(monkeypatch):
+    """An editable install in setuptools' "compat" mode puts the repository itself on sys.path: the sandbox still
+    shows only the helper package of it, never solutions/ or the graders."""
+    from graders.paths import REPO
+    monkeypatch.setattr(interpreter, "import_folders", lambda: (str(REPO), str(REPO.parent), "/usr/lib/python3"))
+    paths = sandbox.system_paths()
+    assert str(REPO) not in paths and str(REPO.parent) not in paths and "/usr/lib/python3" in paths
+    assert str(REPO / "gpucourse") in sandbox.readonly_paths()
+
+
 def test_the_user_site_reaches_the_kernel_whose_home_is_its_own(tmp_path, monkeypatch):
     user_site = tmp_path / "home" / ".local" / "lib" / "site-packages"
     user_site.mkdir(parents=True)
