@@ -72,7 +72,7 @@ def stages_for(names: list[str], timed: set[str], args, jobs: int, known: dict[s
         parts += [] if args.skip_tests else ["`pytest -m cuda`"]
         stages.append(plan.Stage("notebooks_parallel", " beside ".join(parts),
                                  max(plan.parallel_estimate(beside, AT_ONCE, known),
-                                     0 if args.skip_tests else known["cuda_tests"])))
+                                     0 if args.skip_tests else known["cuda_tests"] * plan.CONTENTION)))
     if not args.skip_grading:
         stages.append(plan.Stage("grading", f"the samples graded, --jobs {jobs}", known["grading"]))
     return stages

@@ -1,11 +1,11 @@
 """The time budget of one GPU run: each stage gets a deadline, so that the whole run ends within its limit.
 
 A stage's estimate is what it took on the H200 run of 2026-12-04 (``gpu_run.log``, the run's README) where that
-run timed it, else a guess marked as one, or what a later run took (``gpu_run.py --estimates-from JSON``). The
-time left after every estimate is shared out in proportion to the estimates. Deadlines add up from the run's
-start: a stage that finishes early leaves its time to the next ones, a stage that runs late is stopped at its
-deadline (what it finished is kept), and a stage that would start with less than ``MIN_STAGE_S`` left is
-skipped, "skipped: out of time".
+run timed it, else a guess marked as one, or what a later run took (``gpu_run.py --estimates-from JSON``).
+Deadlines count from the run's start, and each stage may run until only the later stages' estimates are left of
+the budget: a stage that runs late uses the spare time first (not the time the later stages need), a stage that
+finishes early leaves its time to the next ones, a stage past its deadline is stopped (what it finished is kept),
+and a stage that would start with less than ``MIN_STAGE_S`` left is skipped, "skipped: out of time".
 """
 
 from __future__ import annotations
@@ -22,6 +22,9 @@ H200_S = {"01_devices": 17, "02_transfers": 42, "03_async_timing": 11, "04_autoc
 GUESSED_S = {"direct": 40, "grading": 120}
 #: A notebook no run has timed.
 NEW_NOTEBOOK_S = 60
+#: How much longer a notebook or the tests take beside others (one GPU, kernels and pytest sharing the cores): a
+#: guess, until a run's parallel stage is timed.
+CONTENTION = 1.5
 #: A stage with less than this left before its deadline is skipped rather than started.
 MIN_STAGE_S = 10
 #: Kept back from the run's limit for starting up and writing the page.
@@ -58,25 +61,27 @@ def notebook_estimate(name: str, known: dict[str, float]) -> float:
 
 
 def parallel_estimate(names: list[str], at_once: int, known: dict[str, float]) -> float:
-    """Notebooks run ``at_once`` at a time: the longest, or their sum shared out, whichever is more."""
+    """Notebooks run ``at_once`` at a time: the longest, or their sum shared out, whichever is more, slowed by
+    ``CONTENTION``."""
     if not names:
         return 0.0
     times = [notebook_estimate(n, known) for n in names]
-    return max(max(times), sum(times) / at_once)
+    return max(max(times), sum(times) / at_once) * CONTENTION
 
 
 def plan(stages: list[Stage], total_s: float, reserve_s: float = RESERVE_S) -> list[Stage]:
-    """Give each stage its budget and deadline within ``total_s``: the estimates, and the time left over shared
-    in proportion to them; when the estimates do not fit, each stage keeps its estimate and the ones past the
-    limit get no time (they run only if earlier ones finish early)."""
+    """Give each stage its deadline within ``total_s`` (less ``reserve_s``): the latest that still leaves every
+    later stage its estimate; when the estimates do not fit, each stage ends by the sum of the estimates so far,
+    and those past the limit get no time (they run only if earlier ones finish early). ``budget_s``: the time
+    from the previous deadline to the stage's own."""
     usable = max(total_s - reserve_s, 0.0)
-    needed = sum(s.estimate_s for s in stages)
-    scale = usable / needed if needed and usable > needed else 1.0
-    at = 0.0
+    done, rest, previous = 0.0, sum(s.estimate_s for s in stages), 0.0
     for stage in stages:
-        stage.budget_s = min(stage.estimate_s * scale, max(usable - at, 0.0))
-        at += stage.budget_s
-        stage.deadline_s = at
+        done += stage.estimate_s
+        rest -= stage.estimate_s
+        stage.deadline_s = min(usable, max(done, usable - rest))
+        stage.budget_s = stage.deadline_s - previous
+        previous = stage.deadline_s
     return stages
 
 
