@@ -187,7 +187,7 @@ def run_grading(run: Run, stage: plan.Stage, jobs: int) -> None:
     rows, source = grading.graded_rows(out, job.text())
     table = grading.compare_rows(rows, run.names)
     run.data["grading"] = {"table": table, "verdict": grading.verdict(table), "seconds": job.seconds,
-                           "source": source,
+                           "source": source, "devices": grading.devices_seen(out.rglob("autograded/*/*/*.ipynb")),
                            "command": f"python -m graders autograde samples/submissions --jobs {jobs}"}
     print("\n".join(grading.table_lines(table) + [grading.verdict(table)]), flush=True)
     run.status("grading", "done" if job.outcome == "finished" else job.outcome, job.seconds)

@@ -10,6 +10,7 @@ review``) stand in for it, with the scores and statuses but not the test cells.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 #: Rows the one-line verdict names before it counts the rest (the table names every one).
@@ -39,6 +40,17 @@ def graded_rows(out: Path, progress_text: str = "") -> tuple[list, str]:
         if {(r.student_id, r.notebook) for r in logged} <= {(r.student_id, r.notebook) for r in rows}:
             return rows, "grades.csv"
     return logged, "autograde's progress lines"
+
+
+def devices_seen(graded: Iterable[Path]) -> dict[str, int]:
+    """How many of the ``graded`` notebooks' set-up cells reported each device (``Device: cuda``): whether the
+    grading kernels used the GPU at all."""
+    seen: dict[str, int] = {}
+    for path in graded:
+        match = re.search(r"Device: (\w+)", path.read_text(encoding="utf-8", errors="replace"))
+        key = match.group(1) if match else "not reported"
+        seen[key] = seen.get(key, 0) + 1
+    return seen
 
 
 def _score(value: float | None) -> str:

@@ -162,9 +162,11 @@ def grading_section(run: dict) -> list[str]:
     if g is None:
         return lines + [stage_note(run, ("grading",), ABSENT)]
     how = f"`{g['command']}`, {g['seconds']:.0f} s; " if g.get("command") else ""
+    devices = ", ".join(f"{k}: {v}" for k, v in sorted(g.get("devices", {}).items())) or NOT_RECORDED
     lines += [f"**{g['verdict']}**", "",
               f"{how}rows read from {g['source']}. \"CPU expects\" is what `python -m graders samples --check` "
-              "holds a CPU grading to (at the commit that wrote this page).", ""]
+              "holds a CPU grading to (at the commit that wrote this page). The device the grading kernels "
+              f"reported, in the graded notebooks the run kept: {devices}.", ""]
     return lines + grading.table_lines(g["table"])
 
 
@@ -216,5 +218,6 @@ def run_from_dir(folder: Path, names: list[str], commit: str | None = None) -> d
         rows = grading.rows_from_progress((folder / "grade.log").read_text(encoding="utf-8"))
         table = grading.compare_rows(rows, names)
         run["grading"] = {"table": table, "verdict": grading.verdict(table),
-                          "source": "the run's grade.log (autograde's progress lines)"}
+                          "source": "the run's grade.log (autograde's progress lines)",
+                          "devices": grading.devices_seen(folder.glob("graded*/*.ipynb"))}
     return run

@@ -4,6 +4,7 @@ row by row with the CPU's expectations (issue 33, deliverable 5; issue 34, deliv
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -219,3 +220,11 @@ def test_a_stopped_grading_is_read_from_its_progress_lines_and_the_rest_count_as
     assert by[("mistakes", names[1])]["got"] == "withheld/10"
     assert "flagged for review" in by[("mistakes", names[1])]["verdict"]
     assert "1 not graded (the run stopped before them)" in grading.verdict(table)
+
+
+def test_the_device_the_grading_kernels_reported_is_counted(tmp_path):
+    for student, text in (("a", "Device: cuda\n"), ("b", "Device: cpu\n"), ("c", "no set-up cell ran")):
+        folder = tmp_path / "course" / "autograded" / student / "01_devices"
+        folder.mkdir(parents=True)
+        (folder / "01_devices.ipynb").write_text(json.dumps({"cells": [{"outputs": [{"text": text}]}]}))
+    assert grading.devices_seen(tmp_path.rglob("autograded/*/*/*.ipynb")) == {"cuda": 1, "cpu": 1, "not reported": 1}
