@@ -101,9 +101,10 @@ def read_matmul_speedup(speedup: float, dtype_name: str, device_type: str) -> st
                      "them busy."
 
 
-def read_autocast_step(step_speedup: float, matmul_speedup: float | None, config: str) -> str:
-    """Read autocast's speed-up of a whole training step of ``config``, next to the 16-bit matmul speed-up of the same
-    device (None where it was not measured)."""
+def read_autocast_step(step_speedup: float, matmul_speedup: float | None, config: str,
+                       device_type: str = "cuda") -> str:
+    """Read autocast's speed-up of a whole training step of ``config`` on ``device_type`` ("cuda" or "cpu"), next to
+    the 16-bit matmul speed-up of the same device (None where it was not measured)."""
     verdict = read_speedup(step_speedup, f"Autocast on the training step ({config})")
     if step_speedup >= SAME_SPEED[1]:
         if matmul_speedup is not None and matmul_speedup < SAME_SPEED[1]:
@@ -112,6 +113,13 @@ def read_autocast_step(step_speedup: float, matmul_speedup: float | None, config
                               "the gain came from elsewhere in the step, or from noise: another program busy on this "
                               "machine changes such timings. Run the cell again before believing it.")
         return verdict + " Enough of this step is arithmetic for faster 16-bit matrix multiplies to show."
+    if matmul_speedup is not None and matmul_speedup >= SAME_SPEED[1] and device_type != "cuda":
+        # A CPU runs each operation before returning: there is no queue for the host to fall behind, so "host-bound"
+        # would explain nothing. What is left is the rest of the step, or noise.
+        return verdict + (f" Yet 16-bit matmuls alone ran {matmul_speedup:.1f}x as fast on this CPU: the rest of the "
+                          "step (the casts, the optimizer, elementwise work this CPU does slowly in 16 bits) "
+                          "outweighed them, or the timings are noisy (another program busy on this machine changes "
+                          "them). Run the cell again before believing it.")
     if matmul_speedup is not None and matmul_speedup >= 2:
         return verdict + (f" Yet 16-bit matmuls run {matmul_speedup:.1f}x as fast on this device: this step has too "
                           "little arithmetic for that to matter. Its time goes to launching many small kernels from "

@@ -1250,13 +1250,14 @@ if needs("amp_forward"):
 # %% [markdown] id="s8"
 # ## 8. Does it make the training step faster?
 #
-# Section 4 timed matrix multiplies alone. A training step is more: the forward and backward passes (two matmuls per
-# layer and pass, the ReLU, the loss), the optimizer's update of every parameter, and, under autocast, the casts of
-# the weights and the inputs. Each of those is a kernel the host has to launch. The cell times one whole step (warmed
-# up, synchronized, the median of several) in float32 and under autocast, on data already on the device, for two
-# configurations: the MLP of section 7 at its batch of 256, and a much wider one at a large batch, where the
-# matmuls are most of the work. Each line says what its figure means on this machine. (A float16 run on a GPU would
-# also want notebook 05's GradScaler, which adds a little work of its own; it is left out here to time autocast alone.)
+# Section 4 timed matrix multiplies alone. A training step is more: the forward and backward passes (one matmul per
+# layer forward and two backward, the ReLU, the loss), the optimizer's update of every parameter, and, under autocast,
+# the casts of the weights and the inputs. On a GPU each of those is a kernel the host has to launch. The cell times
+# one whole step (warmed up, synchronized, the median of several) in float32 and under autocast, on data already on
+# the device, for two configurations: the MLP of section 7 at its batch of 256, and a much wider one at a large batch,
+# where the matmuls are most of the work. Each line says what its figure means on this machine. (A float16 run on a
+# GPU would also want notebook 05's GradScaler, which adds a little work of its own; it is left out here to time
+# autocast alone.)
 
 # %% id="s8-step"
 def train_step(model, xb, yb, use_amp):
@@ -1285,17 +1286,18 @@ for name, (hidden, batch) in configs.items():
     step_speedup[name] = ms[False] / ms[True]
     print(f"{name}: float32 {ms[False]:.3f} ms, autocast {short(AMP_DTYPE)} {ms[True]:.3f} ms per step "
           f"({step_speedup[name]:.2f}x)")
-    print(" ", read_autocast_step(step_speedup[name], matmul_speedup, name))
+    print(" ", read_autocast_step(step_speedup[name], matmul_speedup, name, AMP_DEVICE))
 small, wide = step_speedup.values()
 print(f"RESULT autocast_speedup = {small:.2f} x")
 print(f"RESULT autocast_speedup_wide = {wide:.2f} x")
 
 # %% [markdown] id="s8-read"
-# What decides it is how much arithmetic each kernel launch carries. A small step is a few dozen kernels of a few
-# microseconds each; the host launching them is the bottleneck (the step is *host-bound*), so faster arithmetic
-# changes nothing and autocast's extra casts can make the step, and the epochs of section 7, slower. At a large
-# enough batch and width the matmuls dominate, and on a GPU with tensor cores the 16-bit speed of section 4 starts to
-# show (on a CPU without fast 16-bit instructions it never does). Notebook 08 measures this on whole training runs.
+# On a GPU, what decides it is how much arithmetic each kernel launch carries. A small step is a few dozen kernels of a
+# few microseconds each; the host launching them is the bottleneck (the step is *host-bound*), so faster arithmetic
+# changes nothing, and autocast's extra casts can make the step, and the epochs of section 7, slower. At a large enough
+# batch and width the matmuls dominate, and the tensor cores' 16-bit speed of section 4 starts to show. A CPU has no
+# queue to fall behind: autocast pays where the CPU does 16-bit arithmetic faster (section 4 says whether yours does)
+# and the casts and the rest of the step do not eat the gain. Notebook 08 measures this on whole training runs.
 
 # %% [markdown] id="summary"
 # ## Summary

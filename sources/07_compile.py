@@ -303,7 +303,7 @@ torch._dynamo.reset()
 # With your counter as the backend, we can read the graph Dynamo captured for the MLP (`gm.code` is its Python
 # source) and see a graph break split a function in two. Dynamo reports that break in a warning of a dozen lines on
 # stderr (`Graph break from Tensor.item()`, suggesting `capture_scalar_outputs`, with the line of `noisy_forward` it
-# happened in; some versions print it only once per session): expected here, it is the break we provoke.
+# happened in; torch 2.11 and 2.14 both print it): expected here, it is the break we provoke.
 
 # %% id="s1-graph-demo"
 if needs("CompileCounter"):

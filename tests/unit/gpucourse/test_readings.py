@@ -95,6 +95,8 @@ def test_autocast_step_t4_like_and_cpu_like():
     cpu = readings.read_autocast_step(0.5, 0.3, "MLP 256")
     assert "did not help" in cpu and "not faster on this device" in cpu and "host-bound" not in cpu
     assert "about the same" in readings.read_autocast_step(1.02, None, "MLP 256")
+    cpu_wide = readings.read_autocast_step(0.57, 2.6, "MLP 1024", "cpu")   # measured on this 2-core CPU, under load
+    assert "did not help" in cpu_wide and "host-bound" not in cpu_wide and "Run the cell again" in cpu_wide
     noisy = readings.read_autocast_step(2.95, 0.5, "MLP 256")     # a busy 2-core CPU: the step figure is not credible
     assert "Run the cell again" in noisy and "Enough of this step is arithmetic" not in noisy
 
