@@ -183,14 +183,19 @@ def run_grading(run: Run, stage: plan.Stage, jobs: int) -> None:
     cmd = [sys.executable, "-m", "graders", "autograde", str(SAMPLES), "--out", str(out),
            "--jobs", str(jobs), "--notebooks", *run.names]
     job = Job("grading", cmd, run.args.work / "logs" / "grading.log", cwd=REPO, echo=True)
-    run_jobs([job], 1, run.deadline(stage), tick_s=2)
+    run_jobs([job], 1, run.deadline(stage), lambda job: record_grading(run, job, out, jobs), tick_s=2)
+    run.status("grading", "done" if job.outcome == "finished" else job.outcome, job.seconds)
+
+
+def record_grading(run: Run, job: Job, out: Path, jobs: int) -> None:
+    """The rows graded so far, each against the CPU's expectation, into the run's record."""
     rows, source = grading.graded_rows(out, job.text())
     table = grading.compare_rows(rows, run.names)
     run.data["grading"] = {"table": table, "verdict": grading.verdict(table), "seconds": job.seconds,
                            "source": source, "devices": grading.devices_seen(out.rglob("autograded/*/*/*.ipynb")),
                            "command": f"python -m graders autograde samples/submissions --jobs {jobs}"}
     print("\n".join(grading.table_lines(table) + [grading.verdict(table)]), flush=True)
-    run.status("grading", "done" if job.outcome == "finished" else job.outcome, job.seconds)
+    run.save()
 
 
 def parse(argv: list[str] | None):

@@ -27,7 +27,7 @@ class Job:
     env: dict | None = None
     cwd: Path | None = None
     echo: bool = False  # print its output as it comes (progress of a long job)
-    outcome: str = "not started"  # "finished", "stopped: out of time", "skipped: out of time"
+    outcome: str = "not started"  # "finished", "stopped: out of time", "skipped: out of time", "stopped with the run"
     returncode: int | None = None
     seconds: float = 0.0
     _proc: subprocess.Popen | None = None
@@ -109,4 +109,6 @@ def run_jobs(jobs: list[Job], at_once: int, deadline: float, on_end: Callable[[J
     except BaseException:  # the run itself is being stopped (SIGTERM, Ctrl-C): nothing it started may outlive it
         for job in running:
             job.stop()
+            job.outcome = "stopped with the run"
+            on_end(job)
         raise

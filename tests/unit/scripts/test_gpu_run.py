@@ -101,13 +101,17 @@ def test_jobs_past_their_deadline_are_stopped_and_those_not_started_skipped(tmp_
 
 def test_a_run_stopped_from_outside_stops_what_it_started(tmp_path):
     quick, slow = sleeper("quick", 0, tmp_path), sleeper("slow", 600, tmp_path)
+    ended = []
 
     def interrupt(job):
-        raise KeyboardInterrupt  # as the SIGTERM handler's SystemExit would, while "slow" still runs
+        ended.append(job.name)
+        if job is quick:
+            raise KeyboardInterrupt  # as the SIGTERM handler's SystemExit would, while "slow" still runs
 
     with pytest.raises(KeyboardInterrupt):
         run_jobs([quick, slow], 2, time.monotonic() + 600, interrupt, tick_s=0.1)
-    assert slow.outcome == "stopped: out of time" and slow._proc.poll() is not None
+    assert slow.outcome == "stopped with the run" and slow._proc.poll() is not None
+    assert ended == ["quick", "slow"]  # what it had done is recorded too
 
 
 # ---------------------------------------------------------------------------------------------
