@@ -41,6 +41,7 @@ class Job:
                                           cwd=self.cwd, start_new_session=True)
         self._started = time.monotonic()
         self.outcome = "running"
+        print(f"    {self.name}: started", flush=True)  # progress: a notebook or the grading runs for a minute or more
 
     def poll(self) -> bool:
         """Whether it has ended (its outcome set)."""
