@@ -459,7 +459,8 @@ if DEVICE.type == "cuda":
     print(f"RESULT h2d_pinned_gbps = {plateau['pinned (measured)']:.2f} GB/s")
     print(f"RESULT h2d_pageable_gbps = {plateau['pageable (measured)']:.2f} GB/s")
 elif DEVICE.type == "cpu":   # the largest copy's rate: smaller ones can fit in the CPU's caches and run faster
-    print(read_bandwidth(curves["host memory copy on this CPU (measured, not PCIe)"][-1], "host"))
+    print("The largest copy (smaller ones can fit in the CPU's caches, hence a higher peak):",
+          read_bandwidth(curves["host memory copy on this CPU (measured, not PCIe)"][-1], "host"))
 
 # %% id="s2-plot"
 fig, ax = plt.subplots(figsize=(8, 3.8))
