@@ -176,29 +176,31 @@ def grade_all(root: Path, out: Path, folders: list[Path], intakes: dict, maxima:
     pairs = [(f.name, item) for f in folders for item in intakes[f.name].values()]
     tests = {name: finished.tests_digest(root / "source" / name / f"{name}.ipynb") for name in names}
     setup = finished.setup_digest(limits, sandbox.active())
-    done = [0]
-
-    def report(row: Row, status: str) -> None:
-        done[0] += 1
-        if progress:
-            log.info("[%d/%d] %-24s %-16s %s %s", done[0], len(pairs), row.student_id, row.notebook,
-                     score_text(row), status)
-
     todo = []
     for student, item in pairs:
         fp = finished.fingerprint(item.digest, tests[item.notebook], setup)
         earlier = record.earlier(student, item.notebook)
         if not regrade and record.inputs.kept(earlier, fp):
-            report(earlier, f"{earlier.status}, kept: graded before from this same hand-in (--regrade grades it again)")
+            if progress:  # not a [k/N] line: those are the notebooks graded now, which tools count
+                log.info("[kept] %-24s %-16s %s %s: graded before from this same hand-in, tests and set-up "
+                         "(--regrade grades it again)", earlier.student_id, earlier.notebook, score_text(earlier),
+                         earlier.status)
         else:
             todo.append((student, item, fp))
+    done = [0]
+
+    def report(row: Row) -> None:
+        done[0] += 1
+        if progress:
+            log.info("[%d/%d] %-24s %-16s %s %s", done[0], len(todo), row.student_id, row.notebook,
+                     score_text(row), row.status)
 
     def grade_pair(student: str, item: intake.Intake, fp: str | None) -> Row:
         slot = warm_slots.for_this_thread()  # a thread keeps its slot from one pair to the next
         row = grade_one(root, out, student, item, maxima[item.notebook], slot, limits)
         with lock:
             record.add(row, fp)
-            report(row, row.status)
+            report(row)
         return row
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
