@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import queue
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from graders import course, machine
@@ -203,13 +203,58 @@ def grade_all(root: Path, out: Path, folders: list[Path], intakes: dict, maxima:
             report(row)
         return row
 
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(grade_pair, *pair) for pair in todo]
-        try:
-            return [f.result() for f in futures]
-        except BaseException:  # Ctrl-C: the notebooks running finish and are recorded, no other one starts
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    return run_threads(grade_pair, todo, jobs)
+
+
+def run_threads(work, items: list, jobs: int, stop: threading.Event | None = None) -> list:
+    """``work(*item)`` for every item, in ``jobs`` threads that each take the next item when done; the results.
+
+    Ctrl-C (or an error, or ``stop`` set) stops the threads from taking another item; the items already running
+    finish (each records its row), then the Ctrl-C or the error is raised. Threads of its own, not a
+    ThreadPoolExecutor: an executor starts its threads while items are submitted, and a Ctrl-C that lands then
+    leaves a running thread it no longer waits for.
+    """
+    pending = queue.SimpleQueue()
+    for item in items:
+        pending.put(item)
+    stop = threading.Event() if stop is None else stop
+    results: list = []
+    errors: list[BaseException] = []
+
+    def worker() -> None:
+        while not stop.is_set():
+            try:
+                item = pending.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                results.append(work(*item))
+            except BaseException as exc:  # raised in the calling thread below
+                errors.append(exc)
+                stop.set()
+
+    threads = [threading.Thread(target=worker, name=f"grade-{i + 1}") for i in range(min(jobs, len(items)))]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            _join(thread)
+    except BaseException:
+        stop.set()
+        for thread in threads:
+            if thread.ident is not None:  # started
+                _join(thread)
+        raise
+    if errors:
+        raise errors[0]
+    return results
+
+
+def _join(thread: threading.Thread) -> None:
+    """Wait for ``thread``, waking twice a second: a SIGINT the OS gave another thread is raised here only when
+    this thread runs Python code again."""
+    while thread.is_alive():
+        thread.join(0.5)
 
 
 def course_notebooks(root: Path, submissions: Path) -> list[str]:

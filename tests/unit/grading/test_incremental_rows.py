@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import csv
 import logging
+import os
+import signal
 import threading
 from pathlib import Path
 
@@ -227,3 +229,57 @@ def test_jobs_grade_one_students_notebooks_at_once_each_in_a_warm_slot_of_its_ow
         grade(monkeypatch, course, {"ann": "a"}, Grader(before=meet), jobs=2, slots=slots)
     assert len(made) == 2 and slots_used[NBS[0]] is not slots_used[NBS[1]]
     assert set(slots_used.values()) == set(made)
+
+
+def test_decisions_and_manual_grades_apply_to_the_rows_written_as_the_run_goes(monkeypatch, course):
+    from graders.grading import gradebook_rows, review
+
+    out, root = course
+    flagged = review.Review(digest="d1", withheld=True, evidence=["cell 3: replaces torch.allclose"],
+                            cells={"test_a": (6.0, 10.0)})
+    grades_csv.write_csv([Row("zoe", "01_devices", None, 10.0, "review", "withheld", cells={"test_a": (6.0, 10.0)})],
+                         out)
+    store = review.Store(out)
+    store.findings[review.key("zoe", "01_devices")] = flagged
+    store.decide("zoe", "01_devices", "accept")  # the instructor accepted it before this run
+    store.save()
+    (root / "gradebook.db").touch()  # the formgrader's manual grade, as gradebook_rows reads it:
+    manual = {("ann", "01_devices"): {"test_a": (10.0, 7.0)}}
+    monkeypatch.setattr(gradebook_rows, "instructor_scores", lambda root: manual)
+    seen = []
+    grade(monkeypatch, course, {"ann": "a"}, Grader(before=lambda *a: seen.append(_rows(out))))
+    zoe, ann = seen[-1][("zoe", "01_devices")], seen[-1][("ann", "01_devices")]  # before the last notebook ended
+    assert (zoe["status"], zoe["score"]) == ("graded", "6") and "accepted" in zoe["message"]
+    assert ann["score"] == "10" and "manual grade" in ann["message"]
+
+
+def test_ctrl_c_lets_the_running_notebook_finish_and_starts_no_other():
+    stop = threading.Event()
+    finished_items = []
+
+    def work(item):
+        if item == 1:  # Ctrl-C while the first notebook runs; it goes on until the run has stopped taking new ones
+            os.kill(os.getpid(), signal.SIGINT)
+            assert stop.wait(NEVER), "the Ctrl-C never reached the run"
+        finished_items.append(item)
+        return item
+
+    with pytest.raises(KeyboardInterrupt):
+        autograde.run_threads(work, [(1,), (2,), (3,)], 1, stop)
+    assert finished_items == [1]
+
+
+def test_an_error_in_one_notebook_is_raised_after_the_others_running_finish(monkeypatch, course):
+    out, _ = course
+    started = {nb: threading.Event() for nb in NBS}
+
+    def meet(student, notebook, slot):
+        started[notebook].set()
+        other = NBS[1 - NBS.index(notebook)]
+        assert started[other].wait(NEVER)
+        if notebook == NBS[0]:
+            raise RuntimeError("a bug in the grader")
+
+    with pytest.raises(RuntimeError, match="a bug"):
+        grade(monkeypatch, course, {"ann": "a", "bob": "b"}, Grader(before=meet), jobs=2)
+    assert set(_rows(out)) == {("ann", NBS[1])}  # the notebook running beside it was recorded; bob never started
