@@ -1,6 +1,6 @@
 # breaks: "never by casting a float64 x to float32 first."
-# how: converts x to float32 before everything, so float64 inputs lose their own error.
+# how: converts x to float32 before the round trip, then returns the result in x's own dtype.
 def roundtrip_rel_error(x, dtype):
-    x = x.float()
-    back = x.to(dtype).float()
-    return ((x - back).abs() / x.abs()).double()
+    x32 = x.float()
+    back = x32.to(dtype).float()
+    return ((x32 - back).abs() / x32.abs()).to(x.dtype)
