@@ -9,6 +9,12 @@ def add_arguments(p):
     p.add_argument("--record", action="store_true",
                    help="write each judged notebook's scores to tests/data/fixture_scores/NN.json (after a change "
                         "to its fixtures or tests that you have reviewed); prints what changed")
+    p.add_argument("--answers", nargs="?", const="", metavar="DIR",
+                   help="instead of the fixtures, grade the answers written from the docstrings alone in DIR "
+                        "(default tests/data/docstring_answers): <notebook>/<answer cell>/{wrong,correct}_<slug>.py; "
+                        "one line per file, the share of wrong ones the visible checks flag; exit 1 if a correct "
+                        "answer loses points or a wrong one keeps full marks (unless DIR/verdicts.toml records a "
+                        "misreading)")
     p.add_argument("--timeout", type=int, help="seconds one cell may run before it is interrupted "
                                                "(default: the grader's GRADER_CELL_TIMEOUT_S)")
 
@@ -71,6 +77,10 @@ def run(args) -> int:
     if args.exercise:
         names = with_exercise(names, args.exercise)
     names = names or notebook_names()  # none named: every notebook
+    if args.answers is not None:
+        if args.exercise or args.record:
+            raise SystemExit("judge: --answers judges whole notebooks' answer files (no --exercise, no --record)")
+        return run_answers(args.answers, names, args.timeout, limits)
     start = time.monotonic()
     verdicts, coverage = [], []
     for name in names:
@@ -90,4 +100,37 @@ def run(args) -> int:
         print(c)
     fixtures = sum(v.kind != "reference" for v in verdicts)
     print(f"judge: {fixtures} fixtures, {len(problems)} problems, {time.monotonic() - start:.0f} s")
+    return 1 if problems else 0
+
+
+def run_answers(folder: str, names: list[str], timeout: int | None, limits) -> int:
+    """``judge --answers``: every answer file in ``folder`` for ``names``, one kernel per notebook."""
+    import time
+    from pathlib import Path
+
+    from graders.qa.docstring_answers import ANSWERS, Tally, judge_answers, read_answers, read_misreads
+
+    root = Path(folder) if folder else ANSWERS
+    answers, misreads = read_answers(root, names), read_misreads(root)
+    start = time.monotonic()
+    outcomes, problems, tallies = [], [], []
+    for name in [n for n in names if n in answers]:
+        mine, broken = judge_answers(name, answers[name], misreads, timeout, limits)
+        for o in mine:
+            print(o.line(), flush=True)
+        outcomes += mine
+        problems += broken + [p for o in mine if (p := o.problem())]
+        tallies.append(Tally.of(name, mine))
+    if not outcomes:
+        raise SystemExit(f"judge: no answer files for {', '.join(names)} in {root}")
+    unseen = [o for o in outcomes if o.counts_as == "wrong" and not o.flagged_by]
+    if unseen:
+        print("wrong answers the visible checks do not flag:")
+        print("\n".join(f"  {o.answer.path}" + ("" if o.loses else " (keeps full marks)") for o in unseen))
+    if problems:
+        print("\n".join(problems))
+    print(Tally.header())
+    for t in tallies + ([Tally.of("in all", outcomes)] if len(tallies) > 1 else []):
+        print(t.row())
+    print(f"judge --answers: {len(outcomes)} answers, {len(problems)} problems, {time.monotonic() - start:.0f} s")
     return 1 if problems else 0
