@@ -20,11 +20,12 @@ from pathlib import Path
 
 from graders import course, machine
 from graders.errors import InputError
-from graders.grading import finished, gradebook_rows, review, sandbox, warm
+from graders.grading import finished, sandbox, warm
 from graders.grading.cores import cores_shared
-from graders.grading.grades_csv import read_csv, write_csv
+from graders.grading.grades_csv import read_csv, write_csv  # noqa: F401 -- where the tests import them from
 from graders.grading.pipeline import grade_one
 from graders.grading.row import Row
+from graders.grading.run_record import RunRecord, record_run
 from graders.grading.score import max_scores
 from graders.intake import student_files as intake
 from graders.limits import Limits
@@ -267,58 +268,6 @@ def course_notebooks(root: Path, submissions: Path) -> list[str]:
         handed_in = {p.name for p in folder.glob("*/*") if p.is_dir()}
         names = [n for n in names if n in handed_in] or names
     return names
-
-
-def record_run(out: Path, root: Path, graded: list[Row]) -> list[Row]:
-    """This run's rows into ``out`` once it ends: as :class:`RunRecord` wrote them row by row, with the manual
-    grades read from the gradebook now; the gradebook told the same."""
-    previous = read_csv(out) if (out / "grades.csv").exists() else []
-    rows = settled(out, root, previous, graded)
-    review.sync_gradebook(root, rows)
-    write_csv(rows, out)
-    return rows
-
-
-def settled(out: Path, root: Path, previous: list[Row], graded: list[Row], manual: dict | None = None) -> list[Row]:
-    """Every row of ``out``: findings of what this run ``graded`` recorded, earlier rows of what it did not grade
-    kept, every decision applied, the instructor's manual grades shown (``manual``: as read earlier; None: read
-    from the gradebook now). One function for the rows written as a run goes and the rows written at its end."""
-    rows = combine(previous, graded)
-    rows = review.settle_run(out, graded, rows)
-    return gradebook_rows.refresh(root, rows, manual)
-
-
-class RunRecord:
-    """A run's rows into ``out`` as each finishes: ``grades.csv``, ``grades_detail.csv`` and ``reviews.json`` as
-    :func:`record_run` writes them at the end, then the row's fingerprint (``graders.grading.finished``), so a
-    run that stops keeps every row it graded and its rerun knows what it need not grade again."""
-
-    def __init__(self, out: Path, root: Path):
-        self.out, self.root = Path(out), Path(root)
-        self.previous = read_csv(self.out) if (self.out / "grades.csv").exists() else []
-        self.before = {(r.student_id, r.notebook): r for r in self.previous}
-        # read once: the gradebook's manual grades do not change while the run publishes autograder scores
-        self.manual = gradebook_rows.instructor_scores(self.root) if (self.root / "gradebook.db").exists() else {}
-        self.inputs = finished.Inputs(self.out)
-        self.graded: list[Row] = []
-
-    def earlier(self, student: str, notebook: str) -> Row | None:
-        return self.before.get((student, notebook))
-
-    def add(self, row: Row, fp: str | None) -> None:
-        """One finished row (one thread at a time: the caller holds the lock)."""
-        self.graded.append(row)
-        write_csv(settled(self.out, self.root, self.previous, self.graded, self.manual), self.out)
-        self.inputs.set(row.student_id, row.notebook, fp)  # after its row: never a fingerprint without one
-        self.inputs.save()
-
-
-def combine(previous: list[Row], graded: list[Row]) -> list[Row]:
-    """Every pair of either: this run's row where it graded the pair, else the earlier one; in course order."""
-    order = {name: i for i, name in enumerate(notebook_names())}
-    rows = {(r.student_id, r.notebook): r for r in previous}
-    rows.update({(r.student_id, r.notebook): r for r in graded})
-    return sorted(rows.values(), key=lambda r: (r.student_id, order.get(r.notebook, len(order)), r.notebook))
 
 
 def score_text(row: Row) -> str:

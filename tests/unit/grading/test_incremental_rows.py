@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from graders.grading import autograde, grades_csv, warm
+from graders.grading import autograde, grades_csv, run_record, warm
 from graders.grading.row import Row
 from graders.intake.student_files import Intake
 from graders.limits import Limits
@@ -106,7 +106,7 @@ def test_what_the_run_writes_as_it_goes_is_what_it_writes_at_the_end(monkeypatch
     graded = grade(monkeypatch, course, {"ann": "a", "bob": "b"},
                    Grader(statuses={("bob", "02_transfers"): "failed"}))
     as_it_went = {name: (out / name).read_bytes() for name in ("grades.csv", "grades_detail.csv")}
-    monkeypatch.setattr(autograde.review, "sync_gradebook", lambda root, rows: None)  # no gradebook here
+    monkeypatch.setattr(run_record.review, "sync_gradebook", lambda root, rows: None)  # no gradebook here
     autograde.record_run(out, root, graded)
     assert {name: (out / name).read_bytes() for name in as_it_went} == as_it_went
     assert len(_rows(out)) == 5
