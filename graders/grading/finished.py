@@ -5,9 +5,9 @@ of what that row was graded from: the hand-in's bytes, the course's source noteb
 included) and the set-up that grades it (:func:`setup_digest`: the grader's code, the limits, the interpreter, the
 sandbox, a GPU), so a changed hand-in, a changed test or a changed grader grades it again. What the fingerprint
 cannot see (a package upgraded inside the venv, a changed dataset) is what ``--regrade`` is for.
-It is written after the row, never before:
-a run stopped in between leaves a row without its fingerprint, which the next run grades again, and never a
-fingerprint that vouches for a row it did not write.
+A pair's fingerprint is removed before its new row is written and set after it (``run_record.RunRecord.add``): a
+run stopped in between leaves a row without a fingerprint, which the next run grades again, and never a
+fingerprint that vouches for a row it was not taken for.
 
 A pair is kept (not graded again) only when its row is ``graded`` or ``review`` and its fingerprint is the same.
 ``failed`` rows are always graded again: a failure the hand-in causes (not valid JSON, missing, empty) costs no

@@ -56,8 +56,12 @@ class RunRecord:
     def add(self, row: Row, fp: str | None) -> None:
         """One finished row (one thread at a time: the caller holds the lock)."""
         self.graded.append(row)
+        # the pair's old fingerprint goes before its new row is written, the new one after: a stop between the
+        # writes leaves no fingerprint, never one that vouches for a row it was not taken for
+        self.inputs.set(row.student_id, row.notebook, None)
+        self.inputs.save()
         write_csv(settled(self.out, self.root, self.previous, self.graded, self.manual), self.out)
-        self.inputs.set(row.student_id, row.notebook, fp)  # after its row: never a fingerprint without one
+        self.inputs.set(row.student_id, row.notebook, fp)
         self.inputs.save()
 
 

@@ -283,3 +283,19 @@ def test_an_error_in_one_notebook_is_raised_after_the_others_running_finish(monk
     with pytest.raises(RuntimeError, match="a bug"):
         grade(monkeypatch, course, {"ann": "a", "bob": "b"}, Grader(before=meet), jobs=2)
     assert set(_rows(out)) == {("ann", NBS[1])}  # the notebook running beside it was recorded; bob never started
+
+
+def test_a_stop_while_a_row_is_written_leaves_no_fingerprint_that_vouches_for_the_old_row(monkeypatch, course):
+    out, _ = course
+    grade(monkeypatch, course, {"ann": "a"}, Grader())
+
+    def killed(rows, folder):
+        raise KeyboardInterrupt  # stopped while the new row of a changed hand-in is written
+
+    monkeypatch.setattr(run_record, "write_csv", killed)
+    with pytest.raises(KeyboardInterrupt):
+        grade(monkeypatch, course, {"ann": "a2"}, Grader())
+    monkeypatch.undo()
+    again = Grader()  # the student went back to the first hand-in: grades.csv may hold either row, so grade it
+    grade(monkeypatch, course, {"ann": "a"}, again)
+    assert ("ann", NBS[0]) in again.calls
