@@ -16,6 +16,8 @@ import warnings
 
 MARKER = "COURSE-CHECK "
 _saved: dict | None = None  # the notebook's namespace as it was before the case in progress
+_saved_torch: dict | None = None  # torch's process-wide modes as they were before it
+AUTOCAST_DEVICES = ("cpu", "cuda")
 
 
 def describe(exc: BaseException) -> str:
@@ -56,8 +58,8 @@ def run_code(source: str, label: str, namespace: dict) -> str | None:
 
 def begin_case(namespace: dict, answers: dict[str, str]) -> dict[str, str]:
     """Remember the namespace, then put ``answers`` ({answer cell: code}) in place; what each raised."""
-    global _saved
-    _saved = dict(namespace)
+    global _saved, _saved_torch
+    _saved, _saved_torch = dict(namespace), _torch_modes()
     errors = {cell: run_code(code, f"<answer {cell}>", namespace) for cell, code in answers.items()}
     return {cell: error for cell, error in errors.items() if error}
 
@@ -66,11 +68,33 @@ def end_case(namespace: dict) -> None:
     """The namespace as before the case: the reference's own objects, not a re-run of its cells (a
     class defined again would fail ``isinstance`` with the instances the notebook already made),
     and no helper names a case's answer left behind."""
-    global _saved
+    global _saved, _saved_torch
     if _saved is not None:
         namespace.clear()
         namespace.update(_saved)
-    _saved = None
+    if _saved_torch is not None and _torch_modes() != _saved_torch:
+        _restore_torch_modes(_saved_torch)
+    _saved, _saved_torch = None, None
+
+
+def _torch_modes() -> dict | None:
+    """The modes torch keeps for the whole process, not in the namespace: an answer that enters autocast and
+    never leaves it (wrong, and its own test says so) would otherwise leave it on for every later case."""
+    torch = sys.modules.get("torch")  # never imported here: a notebook without torch has none of these
+    if torch is None:
+        return None
+    return {"grad": torch.is_grad_enabled(), "default_dtype": torch.get_default_dtype(),
+            "autocast": {d: (torch.is_autocast_enabled(d), torch.get_autocast_dtype(d)) for d in AUTOCAST_DEVICES}}
+
+
+def _restore_torch_modes(modes: dict) -> None:
+    torch = sys.modules["torch"]
+    torch.set_grad_enabled(modes["grad"])
+    torch.set_default_dtype(modes["default_dtype"])
+    for device, (enabled, dtype) in modes["autocast"].items():
+        torch.set_autocast_enabled(device, enabled)
+        torch.set_autocast_dtype(device, dtype)
+    torch.clear_autocast_cache()  # the casts made while it was left on
 
 
 def run_test(namespace: dict, test: str, source: str) -> str | None:

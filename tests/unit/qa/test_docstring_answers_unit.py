@@ -76,3 +76,22 @@ def test_flagged_means_a_visible_failure_in_its_own_exercise():
     tally = Tally.of("01", [other, own, outcome("wrong"), outcome("correct")])
     assert (tally.wrong, tally.flagged, tally.caught, tally.correct, tally.kept) == (3, 1, 2, 1, 1)
     assert "33 %" in tally.row()
+
+
+def test_a_case_that_leaves_autocast_on_does_not_leave_it_on_for_the_next():
+    import torch
+
+    from graders.qa import inkernel
+
+    namespace = {"torch": torch}
+    before = (torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu"), torch.is_grad_enabled())
+    leaks = "torch.autocast('cpu', dtype=torch.float16).__enter__()\ntorch.set_grad_enabled(False)\n"
+    try:
+        assert inkernel.begin_case(namespace, {"amp_forward": leaks}) == {}
+        assert torch.is_autocast_enabled("cpu") and not torch.is_grad_enabled()
+        inkernel.end_case(namespace)
+        assert (torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu"), torch.is_grad_enabled()) == before
+    finally:  # this test's own process, whatever happened above
+        torch.set_autocast_enabled("cpu", before[0])
+        torch.set_autocast_dtype("cpu", before[1])
+        torch.set_grad_enabled(before[2])
