@@ -83,8 +83,15 @@ def _torch_modes() -> dict | None:
     torch = sys.modules.get("torch")  # never imported here: a notebook without torch has none of these
     if torch is None:
         return None
-    return {"grad": torch.is_grad_enabled(), "default_dtype": torch.get_default_dtype(),
+    return {"grad": torch.is_grad_enabled(), "default_dtype": torch.get_default_dtype(), "nesting": _nesting(torch),
             "autocast": {d: (torch.is_autocast_enabled(d), torch.get_autocast_dtype(d)) for d in AUTOCAST_DEVICES}}
+
+
+def _nesting(torch) -> int:
+    """How many autocasts are entered and not left (autocast has no getter for it)."""
+    level = torch.autocast_increment_nesting() - 1
+    torch.autocast_decrement_nesting()
+    return level
 
 
 def _restore_torch_modes(modes: dict) -> None:
@@ -94,7 +101,14 @@ def _restore_torch_modes(modes: dict) -> None:
     for device, (enabled, dtype) in modes["autocast"].items():
         torch.set_autocast_enabled(device, enabled)
         torch.set_autocast_dtype(device, dtype)
-    torch.clear_autocast_cache()  # the casts made while it was left on
+    # an autocast entered and never left counts one nesting level too many: no later autocast then gets back to
+    # level 0 on exit, where it empties its cache of cast weights, and a later one reuses float16 copies in bfloat16
+    level = _nesting(torch)
+    while level > modes["nesting"]:
+        level = torch.autocast_decrement_nesting()
+    while level < modes["nesting"]:
+        level = torch.autocast_increment_nesting()
+    torch.clear_autocast_cache()
 
 
 def run_test(namespace: dict, test: str, source: str) -> str | None:

@@ -83,7 +83,7 @@ def test_a_case_that_leaves_autocast_on_does_not_leave_it_on_for_the_next():
 
     from graders.qa import inkernel
 
-    namespace = {"torch": torch}
+    namespace = {"torch": torch, "lin": torch.nn.Linear(4, 2), "x": torch.ones(1, 4)}
     before = (torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu"), torch.is_grad_enabled())
     leaks = "torch.autocast('cpu', dtype=torch.float16).__enter__()\ntorch.set_grad_enabled(False)\n"
     try:
@@ -91,6 +91,11 @@ def test_a_case_that_leaves_autocast_on_does_not_leave_it_on_for_the_next():
         assert torch.is_autocast_enabled("cpu") and not torch.is_grad_enabled()
         inkernel.end_case(namespace)
         assert (torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu"), torch.is_grad_enabled()) == before
+        # later autocasts empty their cache of cast weights on exit again: one in float16, then one in bfloat16
+        # (with a nesting level left over, the second would reuse the first's float16 copies of lin's weights)
+        for dtype in ("float16", "bfloat16"):
+            test = f"with torch.autocast('cpu', dtype=torch.{dtype}):\n    assert lin(x).dtype == torch.{dtype}\n"
+            assert inkernel.run_test(namespace, "t", test) is None
     finally:  # this test's own process, whatever happened above
         torch.set_autocast_enabled("cpu", before[0])
         torch.set_autocast_dtype("cpu", before[1])
