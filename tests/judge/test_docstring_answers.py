@@ -1,8 +1,8 @@
 """Issue 35: the answers written from the student notebooks' docstrings alone (tests/data/docstring_answers/), graded
 by ``python -m graders judge --answers``'s runner, one kernel per notebook: every correct answer keeps full marks, and
 every wrong answer loses points under the tests as graded (a wrong one that keeps them marks a sentence the hidden
-tests miss). Which share the visible checks flag is printed (``-s``), not asserted per file: that is the figure the
-issue reports, and a wrong answer no visible check flags still loses its points here.
+tests miss). Which share the visible checks flag is printed (``-rP`` shows it, under xdist too), not asserted per
+file: that is the figure the issue reports, and a wrong answer no visible check flags still loses its points here.
 
 A file its author misread (``verdicts.toml``) is judged as its other kind."""
 
