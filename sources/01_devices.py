@@ -154,15 +154,19 @@ print("after x = x.to('meta'), x is on", x.device)
 # Write a function that returns the best device available, as a `torch.device`: CUDA if available, else Apple's
 # MPS if available, else the CPU. Check with `torch.cuda.is_available()` and `torch.backends.mps.is_available()`,
 # or with `torch.accelerator` (current PyTorch's device-neutral API: `torch.accelerator.is_available()` and
-# `torch.accelerator.current_accelerator()`); the checks accept either.
+# `torch.accelerator.current_accelerator()`); the checks accept either. "Available" means usable on this machine,
+# not merely built into PyTorch. Other accelerators (Intel's XPU, ...) are outside the exercise: on a machine with
+# one, returning it or the CPU are both accepted.
 
 # %% nbgrader={"grade": false, "grade_id": "pick_device", "locked": false, "schema_version": 3, "solution": true}
 def pick_device() -> torch.device:
     """Return torch.device("cuda") if CUDA is available, else torch.device("mps") if Apple's
     Metal backend is available, else torch.device("cpu"). Always a torch.device, never a string.
 
-    CUDA comes before MPS when both are reported. torch.accelerator may be used instead of
-    torch.cuda / torch.backends.mps; other accelerators (XPU, ...) are not checked."""
+    CUDA comes before MPS when both are reported. "Available" means usable on this machine, not
+    merely built into PyTorch. torch.accelerator may be used instead of torch.cuda /
+    torch.backends.mps; other accelerators (XPU, ...) are outside this contract: on a machine
+    with one, returning it or the CPU are both accepted, and no check uses one."""
     ### BEGIN SOLUTION
     if torch.cuda.is_available():
         return torch.device("cuda")
@@ -177,6 +181,7 @@ import gpucourse.env
 from gpucourse.checks import Check
 from gpucourse.fakes import fake_accelerators
 from gpucourse.origin import borrowed
+from unittest import mock
 
 with Check("pick_device") as check:
     where = borrowed(pick_device, answers=[gpucourse.env.best_device, gpucourse.env.environment_report])
@@ -192,6 +197,10 @@ with Check("pick_device") as check:
                     "On a Mac without CUDA, torch.backends.mps.is_available() is True: pick mps there.")
     with fake_accelerators(cuda=True, mps=True):
         check.equal(pick_device(), torch.device("cuda"), "When CUDA and MPS are both reported, CUDA comes first.")
+    # a Mac build of PyTorch on a Mac whose Metal cannot run it: MPS is built in but not available
+    with fake_accelerators(cuda=False, mps=False), mock.patch.object(torch.backends.mps, "is_built", lambda: True):
+        check.equal(pick_device(), torch.device("cpu"),
+                    "MPS counts only when it is available on this machine, not merely built into PyTorch.")
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -208,6 +217,8 @@ with _requirement("pick_device returns torch.device('cuda'), else torch.device('
         assert pick_device() == torch.device("cuda"), "CUDA comes before MPS"
     with fake_accelerators(cuda=False, mps=False):
         assert isinstance(pick_device(), torch.device) and pick_device().type == "cpu", "the CPU without accelerators"
+    with fake_accelerators(cuda=False, mps=False), mock.patch.object(torch.backends.mps, "is_built", lambda: True):
+        assert pick_device() == torch.device("cpu"), "MPS if Apple's Metal backend is available, not merely built"
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="pick_device"
@@ -245,6 +256,13 @@ with _requirement("pick_device returns torch.device('cuda'), else torch.device('
 #          return torch.device("cuda")
 # -    if torch.backends.mps.is_available():
 # -        return torch.device("mps")
+# ```
+#
+# **mistake `mps-is-built`**, loses `test_pick_device`: asks whether PyTorch was built with MPS, not whether it is available
+# ```diff
+# @@
+# -    if torch.backends.mps.is_available():
+# +    if torch.backends.mps.is_built():
 # ```
 #
 # **alternative `ternary`**: one conditional expression
@@ -355,6 +373,9 @@ with Check("to_device") as check:
                "Tensors inside lists inside dicts must be moved too: call to_device on every item.")
     check.that(nested["x"].device.type == "cpu" and nested["rest"] is inner and inner[0].device.type == "cpu",
                "Do not change the input: build new dicts and lists instead of assigning into the old ones.")
+    empty_list, empty_dict = [], {}
+    check.that(to_device(empty_list, "meta") is not empty_list and to_device(empty_dict, "meta") is not empty_dict,
+               "A list comes back as a new list and a dict as a new dict, empty ones included.")
     with RecordTransfers() as moves:
         to_device(nested, "meta", non_blocking=True)
     check.that(len(moves.transfers) >= 3 and moves.all_non_blocking,
@@ -393,6 +414,11 @@ with _requirement("to_device moves every tensor, keeps list, tuple and dict (key
     assert to_device(_leaf[1], "meta").device.type == "meta", "a bare tensor is moved"
     _obj = object()
     assert to_device(_obj, "meta") is _obj, "other objects come back as they are"
+    _empty = {"e": [], "f": {}}
+    _moved = to_device(_empty, "meta")
+    assert _moved == _empty and type(_moved["e"]) is list and type(_moved["f"]) is dict \
+        and _moved["e"] is not _empty["e"] and _moved["f"] is not _empty["f"], \
+        "a list comes back as a new list, a dict as a new dict, empty ones too"
     # non_blocking reaches every Tensor.to call, and is off by default
     with RecordTransfers() as _rec:
         to_device(_nested, "cpu", non_blocking=True)
@@ -467,6 +493,15 @@ with _requirement("to_device moves every tensor, keeps list, tuple and dict (key
 # @@
 # -        return type(obj)((key, to_device(value, device, non_blocking)) for key, value in obj.items())
 # +        return {key: to_device(obj[key], device, non_blocking) for key in sorted(obj)}
+# ```
+#
+# **mistake `empty-as-is`**, loses `test_to_device`: returns an empty list or dict itself, not a new one
+# ```diff
+# @@
+#      if isinstance(obj, torch.Tensor):
+#          return obj.to(device, non_blocking=non_blocking)
+# +    if isinstance(obj, (list, dict)) and not obj:
+# +        return obj  # nothing to move
 # ```
 #
 # **alternative `match-type`**: a match statement, keyword arguments

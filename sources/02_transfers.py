@@ -63,15 +63,17 @@ from gpucourse.checks import needs  # a demonstration that runs your answers wai
 # `dtype` (any `torch.dtype`, `bool` and complex types included), as a Python `int`.
 #
 # Compute it from the numbers; do not create the batch. The tests ask about batches far bigger than your memory, with
-# more bytes than a `float` can count exactly (above 2⁵³), so the answer must be the exact integer: keep to integers.
+# more bytes than a `float` can count exactly (above 2⁵³, and below 2⁶³, the most bytes a tensor can have), so the
+# answer must be the exact integer: keep to integers.
 
 # %% nbgrader={"grade": false, "grade_id": "batch_nbytes", "locked": false, "schema_version": 3, "solution": true}
 def batch_nbytes(batch_size, sample_shape, dtype) -> int:
     """Bytes of a batch of batch_size samples of shape sample_shape and dtype dtype, as an int.
 
     sample_shape is a tuple, list or torch.Size (() for scalar samples); dtype is any
-    torch.dtype; batch_size may be 0. The result is exact however large (never rounded through
-    a float), and nothing is allocated: the batch may be far bigger than any memory."""
+    torch.dtype; batch_size may be 0. The result is exact for every size a tensor can have
+    (up to 2**63 - 1 bytes; never rounded through a float), and nothing is allocated: the batch
+    may be far bigger than any memory."""
     ### BEGIN SOLUTION
     elements = int(batch_size)
     for size in sample_shape:
@@ -93,9 +95,19 @@ with Check("batch_nbytes") as check:
     check.equal(batch_nbytes(256, (1, 28, 28), torch.uint8), 256 * 28 * 28,
                 "A uint8 element takes one byte. Where does your function get the bytes per element?")
     check.equal(batch_nbytes(8, (3, 4), torch.float16), 8 * 3 * 4 * 2, "float16 takes two bytes per element.")
-    huge = 3**40  # samples: far more bytes than any memory holds, and more than a float counts exactly
+    for kind, per_element in [(torch.int16, 2), (torch.complex64, 8)]:
+        try:
+            got = batch_nbytes(3, torch.Size([2, 5]), kind)
+        except Exception as error:  # e.g. a KeyError from a table of a few dtypes: the hint below names the clause
+            got = error
+        check.equal(got, 3 * 2 * 5 * per_element,
+                    f"dtype is any torch.dtype, complex ones included: {kind} takes {per_element} bytes per element.")
+    check.equal(batch_nbytes(5, (), torch.int32), 5 * 4,
+                "sample_shape () means one number per sample (scalar samples): 5 int32 scalars still take bytes.")
+    # samples: far more bytes than any memory holds and than a float counts exactly, yet fewer than 2**63
+    huge = 3**34
     check.equal(check.call(batch_nbytes, huge, [7], torch.float64), huge * 7 * 8,
-                "A batch of 3**40 samples: compute its bytes from the numbers, as an exact int (no float on the way); "
+                "A batch of 3**34 samples: compute its bytes from the numbers, as an exact int (no float on the way); "
                 "never create the batch.")
 
 ### BEGIN HIDDEN TESTS
@@ -123,15 +135,16 @@ with _requirement("batch_nbytes returns the exact number of bytes as an int, for
         assert batch_nbytes(7, (5,), _dtype) == _expected(7, (5,), _dtype), f"bytes per element of {_dtype}"
     assert batch_nbytes(3, (), torch.float64) == 24, "scalar samples"
     assert batch_nbytes(0, (3, 224, 224), torch.float32) == 0, "an empty batch has no bytes"
-    # far bigger than any address space (so an allocating answer fails at once, never swaps):
-    # computed, never allocated; exact above 2**53, never rounded through a float
-    _odd = _rng.randint(3**35, 3**40) | 1
-    # (beyond int64 too, so the expected value is one sample's bytes, from a meta tensor, times the count)
-    assert batch_nbytes(2**45, (3, 224, 224), torch.float32) == 2**45 * _expected(1, (3, 224, 224), torch.float32), \
+    # far bigger than any address space (2**59 bytes: an allocating answer fails at once, never swaps), yet
+    # within the 2**63 - 1 bytes a tensor can have: computed, never allocated
+    assert batch_nbytes(2**40, (3, 224, 224), torch.float32) == _expected(2**40, (3, 224, 224), torch.float32), \
         "computed from the numbers, never allocated"
-    assert batch_nbytes(_odd, (7, 11, 13), torch.float64) == _odd * _expected(1, (7, 11, 13), torch.float64), \
-        "exact however large: keep to integers"
-    assert batch_nbytes(_odd, torch.Size([3]), torch.complex64) == _odd * 3 * 8, "exact however large"
+    # an odd count of elements above 2**53 (a float cannot hold it), bytes below 2**63: exact, never rounded
+    _odd = _rng.randint(2**44, 2**49) | 1
+    assert batch_nbytes(_odd, (7, 11, 13), torch.float64) == _expected(_odd, (7, 11, 13), torch.float64), \
+        "exact for every size a tensor can have: keep to integers"
+    assert batch_nbytes(_odd, torch.Size([3]), torch.complex64) == _expected(_odd, (3,), torch.complex64), \
+        "exact for every size a tensor can have"
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="batch_nbytes"
@@ -195,7 +208,7 @@ with _requirement("batch_nbytes returns the exact number of bytes as an int, for
 # +import math
 #  def batch_nbytes(batch_size, sample_shape, dtype) -> int:
 # @@
-#      a float), and nothing is allocated: the batch may be far bigger than any memory."""
+#      may be far bigger than any memory."""
 # -    elements = int(batch_size)
 # -    for size in sample_shape:
 # -        elements *= int(size)
@@ -221,6 +234,23 @@ with _requirement("batch_nbytes returns the exact number of bytes as an int, for
 # @@
 # -    return elements * dtype.itemsize
 # +    return int(elements * dtype.itemsize)
+# ```
+#
+# **mistake `scalar-samples-zero`**, loses `test_batch_nbytes`: reads sample_shape () as no data, not as scalar samples
+# ```diff
+# @@
+# +    if not sample_shape:
+# +        return 0
+#      elements = int(batch_size)
+# ```
+#
+# **mistake `size-table`**, loses `test_batch_nbytes`: a table of the course's dtypes: int16 and complex64 raise KeyError
+# ```diff
+# @@
+# -    return elements * dtype.itemsize
+# +    sizes = {torch.float64: 8, torch.float32: 4, torch.float16: 2, torch.bfloat16: 2,
+# +             torch.int64: 8, torch.int32: 4, torch.uint8: 1, torch.bool: 1}
+# +    return elements * sizes[dtype]
 # ```
 #
 # **alternative `math-prod`**: math.prod and element_size of a 0-d tensor
@@ -251,6 +281,13 @@ with _requirement("batch_nbytes returns the exact number of bytes as an int, for
 # def batch_nbytes(batch_size, sample_shape, dtype) -> int:
 #     per_sample = torch.Size(sample_shape).numel()
 #     return int(batch_size) * per_sample * torch.tensor([], dtype=dtype).itemsize
+# ```
+#
+# **alternative `meta-nbytes`**: the whole batch as a meta tensor (no data), exact up to the 2**63 - 1 bytes a tensor can have
+# ```python
+# def batch_nbytes(batch_size, sample_shape, dtype) -> int:
+#     batch = torch.empty((batch_size, *sample_shape), dtype=dtype, device="meta")
+#     return int(batch.nbytes)
 # ```
 
 # %% id="s1-table"
@@ -306,6 +343,8 @@ with Check("transfer_ms") as check:
     check.that(isinstance(small, float), "Return a Python float for int inputs too.")
     check.close(small, 0.0005, "1,000 bytes at 2 GB/s take half a microsecond, 0.0005 ms, not 0: "
                 "no integer division or rounding.")
+    check.that(isinstance(transfer_ms(0, 4), float),
+               "A Python float for int or float inputs alike, 0 bytes included (0.0, not the int 0).")
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -320,6 +359,8 @@ with _requirement("transfer_ms returns nbytes / (gb_per_s * 1e9) seconds, in mil
         # relative 1e-6: float32 arithmetic is as right as float64; every wrong unit is off by 7 % or more
         assert abs(_got - _n * 1e3 / (_bw * 1e9)) <= 1e-6 * _n * 1e3 / (_bw * 1e9), f"{_n} bytes at {_bw} GB/s"
     assert transfer_ms(0, 12.0) == 0.0
+    assert isinstance(transfer_ms(0, _rng.randint(1, 50)), float) and isinstance(transfer_ms(0.0, 2.5), float), \
+        "a Python float for int or float inputs alike, 0 bytes too"
     assert isinstance(transfer_ms(3, 1), float) and abs(transfer_ms(3, 1) - 3e-6) <= 1e-6 * 3e-6, "integer inputs"
     assert abs(transfer_ms(154_140_672, 15.75) - 154_140_672 / 15.75e6) <= 1e-6 * (154_140_672 / 15.75e6)
 ### END HIDDEN TESTS
@@ -360,6 +401,14 @@ with _requirement("transfer_ms returns nbytes / (gb_per_s * 1e9) seconds, in mil
 # @@
 # -    return float(nbytes) / (float(gb_per_s) * 1e9) * 1e3
 # +    return float(nbytes * 1000 // int(gb_per_s * 1e9))
+# ```
+#
+# **mistake `zero-int`**, loses `test_transfer_ms`: a shortcut returns the int 0 for 0 bytes
+# ```diff
+# @@
+# +    if nbytes == 0:
+# +        return 0
+#      return float(nbytes) / (float(gb_per_s) * 1e9) * 1e3
 # ```
 #
 # **alternative `bytes-per-ms`**: bytes per millisecond first
@@ -933,6 +982,9 @@ with Check("normalize_on_device") as check:
                 "The values are off: scale to [0, 1] (divide by 255), then subtract mean, then divide by std.",
                 rel=1e-5, abs_=1e-5)
     check.that(torch.equal(x, before), "Do not change the input batch.")
+    flat = torch.randint(0, 256, (3, 5, 7), dtype=torch.uint8)  # no channel dimension
+    check.equal(tuple(normalize_on_device(flat, "cpu", 0.5, 0.25).shape), (3, 5, 7),
+                "The result has x_uint8's shape, whatever its dimensions: add or drop none.")
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -1059,6 +1111,14 @@ with _requirement("normalize_on_device moves only uint8 with non_blocking=True a
 # -    return (x.float() / 255 - mean) / std
 # +    x = x_uint8.to(device, torch.float32)
 # +    return (x / 255 - mean) / std
+# ```
+#
+# **mistake `adds-channel`**, loses `test_normalize_on_device`: adds the channel dimension a CNN wants to a 3-D batch
+# ```diff
+# @@
+#      x = x_uint8.to(device, non_blocking=True)
+# +    if x.dim() == 3:
+# +        x = x.unsqueeze(1)
 # ```
 #
 # **alternative `one-call`**: moves and converts in one non-blocking call, which converts on the device
