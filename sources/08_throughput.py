@@ -264,6 +264,19 @@ with Check("throughput") as check:
         raised = type(error).__name__
     check.equal(raised, "ValueError", "Three batches and warmup=3 leave nothing to measure: raise ValueError "
                 "yourself, before anything divides or reads an unset clock.")
+    seen, once = [], (batch for batch in fake_batches([5, 6, 7, 8]))  # a generator: it can be read only once
+    try:
+        throughput(lambda x, y: seen.append(len(x)), once, torch.device("cpu"), warmup=1)
+    except Exception as error:                                    # slicing or len() of a generator raises
+        seen.append(type(error).__name__)
+    check.equal(seen, [5, 6, 7, 8], "batches may be any iterable, a generator too, and is read once: go through "
+                "it in one pass (no len(), no slicing, no second loop), running every batch through step_fn.")
+    try:
+        rate = throughput(lambda x, y: None, fake_batches([5, 6]), torch.device("cpu"), warmup=0)
+    except Exception as error:
+        rate = error
+    check.that(isinstance(rate, float) and rate > 0, "warmup=0 is allowed: every batch is measured, and the clock "
+               f"starts right after synchronize(device), before the first batch (it returned {rate!r}).")
 
 ### BEGIN HIDDEN TESTS
 import random as _random
@@ -317,6 +330,25 @@ with _requirement("throughput of a real CPU step is a positive, finite float"):
 
 # %% [markdown] fixtures="throughput"
 # ### Mistakes and correct alternatives for `throughput` (author-only: in no generated notebook)
+#
+# **mistake `slices-batches`**, loses `test_throughput`: reads batches by slicing, so a generator fails (issue 35's docstring answers)
+# ```diff
+# @@
+# -    for i, (x, y) in enumerate(batches):
+# +    for i, (x, y) in enumerate(batches[:]):
+# ```
+#
+# **mistake `clock-after-last-warmup`**, loses `test_throughput`: starts the clock after batch warmup - 1, which never comes when warmup=0 (issue 35's docstring answers)
+# ```diff
+# @@
+# -        if i == warmup:
+# -            synchronize(device)
+# -            start = time.perf_counter()
+#          step_fn(x, y)
+# +        if i == warmup - 1:
+# +            synchronize(device)
+# +            start = time.perf_counter()
+# ```
 #
 # **mistake `counts-warmup`**, sample, loses `test_throughput`: counts the warm-up batches' examples over the measured time
 # ```diff
@@ -721,8 +753,9 @@ def gpu_resident_batches(x, y, batch_size, generator=None, drop_last=True):
 
     One permutation torch.randperm(n, device=x.device, generator=generator) per call, drawn on that device
     (never on the CPU and then moved); consecutive slices of batch_size of it index both x and y; the short
-    last batch only when drop_last is False. Each batch is sliced only when it is asked for (yield, no list
-    made up front, no copy of x or y); x and y are left unchanged."""
+    last batch only when drop_last is False (x and y with no rows give no batch, or one empty batch when drop_last
+    is False: both are accepted). Each batch is sliced only when it is asked for (yield, no list made up front, no copy of x or y); x and
+    y are left unchanged."""
     ### BEGIN SOLUTION
     n = len(x)
     perm = torch.randperm(n, device=x.device, generator=generator)
@@ -777,6 +810,9 @@ with Check("gpu_resident_batches") as check:
     check.equal([len(yb) for _, yb in gpu_resident_batches(x[:8], y[:8], 4)], [4, 4],
                 "8 examples in batches of 4 make two full batches, with drop_last=True too: only a shorter last "
                 "batch is dropped.")
+    check.equal([len(yb) for _, yb in gpu_resident_batches(x[:9], y[:9], 3, drop_last=False)], [3, 3, 3],
+                "9 examples in batches of 3 with drop_last=False: three full batches and no short (or empty) last "
+                "one: the short last batch only when there is one.")
     same = [torch.cat([yb for _, yb in gpu_resident_batches(x, y, 4, generator=torch.Generator().manual_seed(7))])
             for _ in range(2)]
     check.that(torch.equal(same[0], same[1]), "The same generator state must give the same batches: hand "
@@ -878,6 +914,13 @@ with _requirement("gpu_resident_batches draws its permutation on the data's devi
 
 # %% [markdown] fixtures="gpu_resident_batches"
 # ### Mistakes and correct alternatives for `gpu_resident_batches` (author-only: in no generated notebook)
+#
+# **mistake `empty-tail`**, loses `test_gpu_resident_batches`: with drop_last=False yields an empty last batch when batch_size divides n (issue 35's docstring answers)
+# ```diff
+# @@
+# -    for start in range(0, n, batch_size):
+# +    for start in range(0, n + (0 if drop_last else 1), batch_size):
+# ```
 #
 # **mistake `no-shuffle`**, sample, loses `test_gpu_resident_batches`: never shuffles
 # ```diff
