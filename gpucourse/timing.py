@@ -27,7 +27,8 @@ def synchronize(device) -> None:
 
 
 def time_ms(fn, device, warmup=3, repeats=10) -> list:
-    """Call fn() warmup times untimed, then time repeats calls: for each, synchronize(device), read
+    """Call fn() warmup times untimed, then time repeats calls: for each, synchronize(device) (nothing
+    earlier may still be queued; the previous call's closing synchronize already ensures it), read
     time.perf_counter(), call fn(), synchronize(device), read time.perf_counter() again. Return a list
     of repeats floats in call order: each call's own duration, from its own start, in milliseconds."""
     for _ in range(warmup):

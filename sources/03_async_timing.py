@@ -385,7 +385,8 @@ for _device in ["cpu", torch.device("cpu")]:
 #
 # 1. call `fn()` `warmup` times without timing it: the first calls pay one-off costs (memory allocation, cuBLAS and
 #    cuDNN set-up, autotuning, compilation);
-# 2. then `repeats` times: `synchronize(device)` (nothing of earlier work may still be queued), read
+# 2. then `repeats` times: `synchronize(device)` (nothing of earlier work may still be queued; right after the
+#    previous call's closing `synchronize` the queue is empty already, so that one counts), read
 #    `time.perf_counter()`, call `fn()`, `synchronize(device)` (wait for `fn`'s work), read `time.perf_counter()`
 #    again, and keep the difference in milliseconds.
 #
@@ -401,7 +402,8 @@ import time
 
 
 def time_ms(fn, device, warmup=3, repeats=10) -> list:
-    """Call fn() warmup times untimed, then time repeats calls: for each, synchronize(device), read
+    """Call fn() warmup times untimed, then time repeats calls: for each, synchronize(device) (nothing
+    earlier may still be queued; the previous call's closing synchronize already ensures it), read
     time.perf_counter(), call fn(), synchronize(device), read time.perf_counter() again. Return a list
     of repeats floats in call order: each call's own duration, from its own start, in milliseconds."""
     ### BEGIN SOLUTION
@@ -476,6 +478,19 @@ class _Calls:
 
 _SLACK_MS = 0.5   # time stamps are read on the same clock, in a fixed order: no allowance for load is needed
 
+
+@contextlib.contextmanager
+def _wall_clock_stopped():
+    """time.time() and time.time_ns() stand still inside, so only the docstring's clock, time.perf_counter(),
+    measures a call (the wall clock can jump when the system's time is set; perf_counter cannot)."""
+    saved = time.time, time.time_ns
+    now, now_ns = time.time(), time.time_ns()
+    time.time, time.time_ns = (lambda: now), (lambda: now_ns)
+    try:
+        yield
+    finally:
+        time.time, time.time_ns = saved
+
 with Check("time_ms") as check, _with_correct_synchronize():
     where = borrowed(time_ms, answers=[_timing.time_ms, _timing.median_ms])
     check.that(where is None, f"time_ms comes from {where}: write your own here.")
@@ -498,6 +513,16 @@ with Check("time_ms") as check, _with_correct_synchronize():
                        "A duration includes time outside its own call: synchronize before starting the clock "
                        "(earlier work may still be queued), start the clock again for each call, and do not time "
                        "the warm-up calls.")
+    with simulated_accelerator(None), _wall_clock_stopped():   # work on the host: only the clock is checked here
+        fn = _Calls(None, [12.0, 25.0])
+        called = time.perf_counter()
+        times = check.call(time_ms, fn, "cpu", warmup=1, repeats=2)
+        returned = time.perf_counter()
+    check.that(isinstance(times, list) and len(times) == 2 and len(fn.began) == 3
+               and all(isinstance(t, float) and t >= least - _SLACK_MS
+                       for t, (least, _) in zip(times, fn.bounds(2, called, returned))),
+               "Read the clock the docstring names, time.perf_counter(), before and after each call: other clocks "
+               "such as time.time() can jump or stand still (here it stands still).")
 
 ### BEGIN HIDDEN TESTS
 import itertools as _itertools
@@ -542,6 +567,10 @@ with _with_correct_synchronize():
         with _requirement(f"time_ms(fn, {_device!r}, warmup={_warm}, repeats={_rep}) calls fn warmup times untimed, "
                           "then returns repeats durations in ms, each its own call's, synchronized at both ends"):
             _timed(_kind, _device, _warm, _rep, _warm_ms)
+    for _kind, _device in (("cuda", "cuda"), (None, "cpu")):
+        with _requirement(f"time_ms(fn, {_device!r}) reads time.perf_counter() before and after each call "
+                          "(time.time() stands still here)"), _wall_clock_stopped():
+            _timed(_kind, _device, _rng.randint(0, 2), 3, 5.0)
     with _requirement("time_ms's defaults are warmup=3, repeats=10"), simulated_accelerator("cuda") as _sim:
         _fn = _Calls(_sim, [1.0])
         _times = time_ms(_fn, "cuda")
@@ -651,6 +680,17 @@ with _with_correct_synchronize():
 # @@
 # -    return times
 # +    return sorted(times)
+# ```
+#
+# **mistake `wall-clock`**, loses `test_time_ms`: reads time.time(), the wall clock, not time.perf_counter()
+# ```diff
+# @@
+# -        start = time.perf_counter()
+# +        start = time.time()
+#          fn()
+#          synchronize(device)
+# -        times.append((time.perf_counter() - start) * 1e3)
+# +        times.append((time.time() - start) * 1e3)
 # ```
 #
 # **mistake `hardcoded-cuda`**, loses `test_time_ms`: calls torch.cuda whatever the device: crashes on a CPU-only machine
@@ -849,6 +889,14 @@ with Check("time_ms_cuda_events") as check:
         check.that(all(0.8 * r <= t <= r + 150 for t, r in zip(times, true)),
                    "The durations do not match the work: record start just before fn() and end just after, and "
                    "keep elapsed_time's milliseconds as they are.")
+    with simulated_accelerator("cuda") as sim:   # a long call, then a short one: each duration is its own call's
+        fn = Workload(sim, durations=[90.0, 20.0])
+        times = check.call(time_ms_cuda_events, fn, warmup=0, repeats=2)
+        true = fn.true_ms()
+        check.that(isinstance(times, list) and len(times) == 2 and len(true) == 2
+                   and all(isinstance(t, float) and 0.8 * r <= t <= r + 150 for t, r in zip(times, true)),
+                   "Return each call's own duration, in call order: a pair of events around each timed call, "
+                   "each pair still holding that call's time stamps when you read it.")
 
 ### BEGIN HIDDEN TESTS
 import random as _random
@@ -910,6 +958,18 @@ if torch.cuda.is_available():   # on a GPU grader, the real thing as well
 # -    return [start.elapsed_time(end) for start, end in pairs]
 # +        times.append(start.elapsed_time(end))
 # +    return times
+# ```
+#
+# **mistake `reused-pair`**, loses `test_time_ms_cuda_events`: one pair of events re-recorded for every call, so every entry is the last call's time
+# ```diff
+# @@
+#      pairs = []
+# +    start = torch.cuda.Event(enable_timing=True)
+# +    end = torch.cuda.Event(enable_timing=True)
+#      for _ in range(repeats):
+# -        start = torch.cuda.Event(enable_timing=True)
+# -        end = torch.cuda.Event(enable_timing=True)
+#          start.record()
 # ```
 #
 # **mistake `end-before-fn`**, loses `test_time_ms_cuda_events`: records both events before the work

@@ -175,6 +175,8 @@ with Check("underflow_fraction") as check:
                 "Convert to the dtype and look: 4e-8 rounds up to float16's smallest subnormal 2**-24, 2e-8 to 0.")
     check.close(underflow_fraction(torch.tensor([[1e-9, 1e-30], [1e-3, 0.0]]), torch.bfloat16), 0.0,
                 "Convert to the dtype you are given: bfloat16 keeps 1e-30.")
+    check.close(underflow_fraction(torch.tensor([1e-50, 1.0, 0.0, 1e-60], dtype=torch.float64)), 2 / 3,
+                "Any input dtype: a float64 tensor's entries count as they are, also those too small for float32.")
 
 ### BEGIN HIDDEN TESTS
 import math as _math
@@ -209,6 +211,15 @@ with _requirement("any shape and input dtype"):
     assert _math.isclose(_got, 1.0), f"a 2x3 tensor of 1e-9: got {_got}, expected 1.0"
     _got = underflow_fraction(torch.tensor([1e-9, 1.0, 0.0], dtype=torch.float64))
     assert _math.isclose(_got, 0.5), f"float64 input: got {_got}, expected 0.5"
+for _dtype in (torch.float16, torch.bfloat16, torch.float32):
+    # float64 entries far below float32's smallest subnormal (1.4e-45): non-zero as given, 0 in any of these dtypes
+    _tiny = torch.pow(10.0, torch.empty(int(torch.randint(5, 40, ())), dtype=torch.float64).uniform_(-80, -47))
+    _big = torch.empty(int(torch.randint(5, 40, ())), dtype=torch.float64).uniform_(1, 100)
+    _t = torch.cat([_tiny, _big, torch.zeros(3, dtype=torch.float64)])[torch.randperm(len(_tiny) + len(_big) + 3)]
+    with _requirement(f"any input dtype: float64 entries too small for float32 are non-zero entries lost in {_dtype}"):
+        _got = underflow_fraction(_t, _dtype)
+        _expected = len(_tiny) / (len(_tiny) + len(_big))
+        assert _math.isclose(_got, _expected, abs_tol=1e-6), f"got {_got}, expected {_expected}"
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="underflow_fraction"
@@ -288,6 +299,13 @@ with _requirement("any shape and input dtype"):
 # -    return (nonzero.to(dtype) == 0).sum().item() / nonzero.numel()
 # +    smallest = torch.finfo(dtype).smallest_normal * torch.finfo(dtype).eps
 # +    return (nonzero.abs() < smallest).sum().item() / nonzero.numel()
+# ```
+#
+# **mistake `via-float32`**, loses `test_underflow_fraction`: converts to float32 first, so float64 entries below float32's range no longer count as non-zero
+# ```diff
+# @@
+# +    t = t.float()
+#      nonzero = t[t != 0]
 # ```
 #
 # **alternative `float32-mean`**: the fraction computed in float32 (mean of a float mask)
@@ -384,7 +402,7 @@ if needs("underflow_fraction"):
 #
 # - zero the gradients first; forward and loss under `torch.autocast(device_type=device_type, dtype=dtype)`;
 # - backward through `scaler.scale(loss)`;
-# - if `max_norm` is not None: `scaler.unscale_(optimizer)`, then
+# - if `max_norm` is not None (it is None or a positive number): `scaler.unscale_(optimizer)`, then
 #   `torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)`;
 # - `scaler.step(optimizer)`, then `scaler.update()`.
 
@@ -394,8 +412,9 @@ def scaled_train_step(model, x, y, optimizer, scaler, criterion, device_type,
     """One mixed-precision training step with a gradient scaler; returns the unscaled loss as a float.
 
     In order: zero the gradients; forward and loss under torch.autocast(device_type=device_type,
-    dtype=dtype); backward through scaler.scale(loss); if max_norm is not None, scaler.unscale_(optimizer)
-    then clip the gradients' total norm to max_norm; scaler.step(optimizer); scaler.update().
+    dtype=dtype); backward through scaler.scale(loss); if max_norm is not None (it is None or a positive
+    number), scaler.unscale_(optimizer) then clip the gradients' total norm to max_norm;
+    scaler.step(optimizer); scaler.update().
     Returns the loss before the step (not scaled) as a Python float; the parameters stay float32."""
     ### BEGIN SOLUTION
     optimizer.zero_grad(set_to_none=True)
@@ -874,8 +893,9 @@ def next_scale(scale, growth_tracker, found_inf, growth_factor=2.0, backoff_fact
 
     found_inf: (scale * backoff_factor, 0). Otherwise the tracker counts one more clean step; when it
     reaches growth_interval: (scale * growth_factor, 0); before that: (scale, growth_tracker + 1).
-    Returns the scale as a Python float and the tracker as a Python int. Scales are compared with
-    GradScaler's (float32) to a relative 1e-5, and never grown beyond float32's range."""
+    Returns the scale as a Python float (also when it is given as an int) and the tracker as a Python int.
+    Scales are compared with GradScaler's (float32) to a relative 1e-5; the tests never grow one beyond
+    float32's range, so a growth that would leave it may keep the scale or not."""
     ### BEGIN SOLUTION
     if found_inf:
         return float(scale * backoff_factor), 0
@@ -913,6 +933,8 @@ with Check("next_scale") as check:
     out = check.call(next_scale, 8.0, 0, False)
     check.that(_typed(out), f"Return a tuple (scale as a Python float, tracker as a Python int) (got {out!r})")
     check.that(_typed(next_scale(8.0, 3, True)), "On inf too, return (a Python float, a Python int).")
+    check.that(_typed(next_scale(1024, 0, False)) and _typed(next_scale(1024, 1, False, growth_interval=9)),
+               "Return the scale as a Python float even when the scale you are given is an int and stays as it is.")
     check.equal(next_scale(65536.0, 5, True), (32768.0, 0),
                 "On inf: multiply the scale by backoff_factor (0.5 by default) and set the tracker back to 0.")
     check.equal(next_scale(64.0, 1, True, growth_factor=4.0, backoff_factor=0.5), (32.0, 0),
@@ -959,7 +981,9 @@ with _requirement("the defaults: growth_interval 2000, growth_factor 2.0, backof
         f"the 2000th clean step gave {next_scale(_s, _t, False)}, expected (131072.0, 0)"
     assert next_scale(_s, _t, True) == (32768.0, 0), f"an inf gave {next_scale(_s, _t, True)}, expected (32768.0, 0)"
 with _requirement("returns (a Python float, a Python int)"):
-    for _args in [(1.0, 0, False), (3.0, 2, True), (8.0, 0, False, 2.0, 0.5, 1)]:
+    _int_scale = _rng.choice([2**10, 2**16, 3, 7])   # an int scale: the result is a float in every branch
+    for _args in [(1.0, 0, False), (3.0, 2, True), (8.0, 0, False, 2.0, 0.5, 1), (_int_scale, 0, False),
+                  (_int_scale, 1, False, 2.0, 0.5, 5), (_int_scale, 0, False, 2.0, 0.5, 1), (_int_scale, 2, True)]:
         assert _typed(next_scale(*_args)), f"next_scale{_args} returned {next_scale(*_args)!r}"
 ### END HIDDEN TESTS
 
@@ -1033,6 +1057,13 @@ with _requirement("returns (a Python float, a Python int)"):
 # -    return float(scale), int(growth_tracker)
 # +        return int(scale * growth_factor), 0
 # +    return int(scale), int(growth_tracker)
+# ```
+#
+# **mistake `int-passthrough`**, loses `test_next_scale`: hands back the caller's scale unchanged, so an int scale stays an int
+# ```diff
+# @@
+# -    return float(scale), int(growth_tracker)
+# +    return scale, int(growth_tracker)
 # ```
 #
 # **mistake `tensor-scale`**, loses `test_next_scale`: returns the scale as a tensor, as GradScaler stores it
