@@ -133,6 +133,8 @@ with Check("bit_fields") as check:
     check.equal(bit_fields(2.0**-24, torch.float16), (0, 0, 1),
                 "2**-24 is float16's smallest subnormal: read the stored bits, an exponent field of 0")
     check.equal(bit_fields(float("inf"), torch.bfloat16), (0, 255, 0), "inf: every exponent bit set, mantissa 0")
+    check.equal(bit_fields(-0.0, torch.bfloat16), (1, 0, 0),
+                "-0.0 is stored with its sign bit set: return the fields as stored, the sign bit included")
     check.equal(bit_fields(2049.0, torch.float16), (0, 26, 0),
                 "2049 is not a float16 number: round x to dtype first (2049 becomes 2048)")
     check.equal(bit_fields(259.0, torch.bfloat16), (0, 135, 2),
@@ -277,6 +279,13 @@ with _requirement("bit_fields handles -0.0, inf, overflow, subnormals and underf
 # -    return sign, exponent, mantissa
 # +        p = int(v.reshape(()).view(torch.int16).item()) & 0xFFFF
 # +    return p >> (e + m), (p >> m) & ((1 << e) - 1), p & ((1 << m) - 1)
+# ```
+#
+# **mistake `sign-from-comparison`**, loses `test_bit_fields`: the sign from x < 0, not the stored bit: -0.0 gets 0
+# ```diff
+# @@
+# -    sign = pattern >> (exp_bits + man_bits)
+# +    sign = int(float(value) < 0)
 # ```
 #
 # **mistake `sign-plus-minus`**, loses `test_bit_fields`: returns the sign as +1/-1, not the bit
@@ -465,6 +474,10 @@ with Check("roundtrip_rel_error") as check:
     check.that(bool(torch.isinf(got[5])), "70000 overflows float16 to inf: its error is inf.")
     check.that(0 < float(got[6]) <= 2**-11, "0.1 is not exact in float16, and rounding to float16 is off by at most "
                "2**-11 of |x|.")
+    subnormal = roundtrip_rel_error(torch.tensor([1e-6, -3e-7]), torch.float16)
+    check.that(bool(((subnormal > 0) & (subnormal < 0.1)).all()),
+               "1e-6 and -3e-7 lie below float16's smallest normal number but do not underflow to 0 (they become "
+               "subnormals): only a value that underflows to 0 has error 1.")
     wide = torch.tensor([1 + 2.0**-30, 3.0], dtype=torch.float64)
     got = check.call(roundtrip_rel_error, wide, torch.float16)
     check.that(isinstance(got, torch.Tensor) and got.dtype == torch.float64,
@@ -572,6 +585,14 @@ with _requirement("roundtrip_rel_error: underflow to 0 gives 1, overflow to inf 
 # -    return (wide - x.to(dtype).double()).abs() / wide.abs()
 # +    x = x.float()
 # +    return (x - x.to(dtype).float()).abs() / x.abs()
+# ```
+#
+# **mistake `finfo-tiny`**, loses `test_roundtrip_rel_error`: error 1 below the smallest normal (finfo.tiny), though subnormals survive
+# ```diff
+# @@
+# -    return (wide - x.to(dtype).double()).abs() / wide.abs()
+# +    err = (wide - x.to(dtype).double()).abs() / wide.abs()
+# +    return torch.where(wide.abs() < torch.finfo(dtype).tiny, torch.ones_like(err), err)
 # ```
 #
 # **alternative `own-dtype`**: computes in x's own dtype (float32 for float32, float64 for float64)
@@ -926,6 +947,37 @@ with Check("bf16_train_step") as check, warnings.catch_warnings():
     moved = max((p.detach() - q).abs().max().item() for p, q in zip(model.parameters(), before))
     check.that(moved > 0, "The step must update the parameters: loss.backward(), then optimizer.step().")
     check.that(moved < 5, "The step used stale gradients: call optimizer.zero_grad() before the backward pass.")
+    # autocast's default dtype differs by device (float16 on CUDA): the step must ask for bfloat16 by name
+    model = torch.nn.Sequential(torch.nn.Linear(5, 7), torch.nn.ReLU(), torch.nn.Linear(7, 4))
+    x, y = torch.randn(10, 5), torch.randint(0, 4, (10,))
+    cpu_default = torch.get_autocast_dtype("cpu")
+    torch.set_autocast_dtype("cpu", torch.float16)
+    try:
+        with OpDtypes() as ops:
+            check.call(bf16_train_step, model, x, y, torch.optim.SGD(model.parameters(), lr=0.0),
+                       torch.nn.CrossEntropyLoss(), "cpu")
+    finally:
+        torch.set_autocast_dtype("cpu", cpu_default)
+    matmuls = [out for op, _, out in ops.rows if op in ("addmm", "mm", "matmul", "linear")]
+    check.that(torch.bfloat16 in matmuls and torch.float16 not in matmuls,
+               "With autocast's default dtype set to float16 (CUDA's default), the step ran in float16: "
+               "autocast with dtype=torch.bfloat16, whatever the default.")
+    # no gradient scaler: the backward pass starts from the loss itself
+    seen = {}
+    def keep_output_grad(module, inputs, output):
+        seen["logits"] = output.detach().float()
+        output.register_hook(lambda grad: seen.__setitem__("grad", grad.detach().float()))
+    hook = model.register_forward_hook(keep_output_grad)
+    try:
+        check.call(bf16_train_step, model, x, y, torch.optim.SGD(model.parameters(), lr=0.0),
+                   torch.nn.CrossEntropyLoss(), "cpu")
+    finally:
+        hook.remove()
+    # the gradient of the mean cross-entropy with respect to the logits: (softmax - one-hot) / batch size
+    expected = (torch.softmax(seen["logits"], dim=1) - torch.nn.functional.one_hot(y, 4)) / len(y)
+    check.that("grad" in seen and torch.allclose(seen["grad"], expected, rtol=2e-2, atol=1e-3),
+               "No gradient scaler with bfloat16: the gradient that reached the model's output was not the "
+               "loss's own gradient (was the loss scaled?). Call backward on the loss itself.")
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -968,6 +1020,39 @@ with warnings.catch_warnings():
                     assert _p.dtype == torch.float32, f"a parameter became {_p.dtype}"
                     assert torch.allclose(_p, _q, rtol=1e-5, atol=1e-6), "parameters differ from the bf16 step"
                 assert not torch.is_autocast_enabled(_device_type), "autocast left enabled"
+    _dims = [int(v) for v in torch.randint(3, 14, (4,))]
+    _d, _h, _k, _n = _dims
+    _model = torch.nn.Sequential(torch.nn.Linear(_d, _h), torch.nn.ReLU(), torch.nn.Linear(_h, _k))
+    _x, _y = torch.randn(_n, _d), torch.randint(0, _k, (_n,))
+    _cpu_default = torch.get_autocast_dtype("cpu")
+    with _requirement("bf16_train_step: forward and loss under torch.autocast(device_type, dtype=torch.bfloat16), "
+                      "bfloat16 named, not autocast's default dtype (float16 on CUDA; here the CPU's set to "
+                      "float16)"):
+        torch.set_autocast_dtype("cpu", torch.float16)
+        try:
+            with OpDtypes() as _ops:
+                bf16_train_step(_model, _x, _y, torch.optim.SGD(_model.parameters(), lr=0.0),
+                                torch.nn.CrossEntropyLoss(), "cpu")
+        finally:
+            torch.set_autocast_dtype("cpu", _cpu_default)
+        _mm = [_out for _op, _, _out in _ops.rows if _op in ("addmm", "mm", "matmul", "linear", "bmm")]
+        assert torch.bfloat16 in _mm and torch.float16 not in _mm, f"matmuls ran in {sorted(set(map(str, _mm)))}"
+    with _requirement("bf16_train_step: no gradient scaler: loss.backward() on the loss itself, so the gradient "
+                      "reaching the model's output is the loss's own"):
+        _seen = {}
+        def _keep(module, inputs, output):
+            _seen["logits"] = output.detach().float()
+            output.register_hook(lambda grad: _seen.__setitem__("grad", grad.detach().float()))
+        _hook = _model.register_forward_hook(_keep)
+        try:
+            bf16_train_step(_model, _x, _y, torch.optim.SGD(_model.parameters(), lr=0.0),
+                            torch.nn.CrossEntropyLoss(reduction="sum"), "cpu")
+        finally:
+            _hook.remove()
+        _expected = torch.softmax(_seen["logits"], dim=1) - torch.nn.functional.one_hot(_y, _k)  # d(sum CE)/d logits
+        assert "grad" in _seen, "no gradient reached the model's output"
+        assert torch.allclose(_seen["grad"], _expected, rtol=2e-2, atol=1e-2), \
+            f"the gradient at the output reaches {_seen['grad'].abs().max().item():.4g}, the loss's own at most 1"
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="bf16_train_step"
@@ -1007,6 +1092,27 @@ with warnings.catch_warnings():
 # ```diff
 # @@
 # -    optimizer.zero_grad(set_to_none=True)
+# ```
+#
+# **mistake `default-autocast-dtype`**, loses `test_bf16_train_step`: relies on autocast's default dtype (float16 on CUDA)
+# ```diff
+# @@
+# -    with torch.autocast(device_type=device_type, dtype=torch.bfloat16):
+# +    with torch.autocast(device_type=device_type):
+# ```
+#
+# **mistake `with-scaler`**, loses `test_bf16_train_step`: keeps notebook 05's GradScaler
+# ```diff
+# @@
+# -    optimizer.zero_grad(set_to_none=True)
+# +    scaler = torch.amp.GradScaler(device_type)
+# +    optimizer.zero_grad(set_to_none=True)
+# @@
+# -    loss.backward()
+# -    optimizer.step()
+# +    scaler.scale(loss).backward()
+# +    scaler.step(optimizer)
+# +    scaler.update()
 # ```
 #
 # **mistake `returns-tensor`**, loses `test_bf16_train_step`: returns the loss tensor

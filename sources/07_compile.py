@@ -156,6 +156,15 @@ with Check("CompileCounter") as check:
     check.equal(len(other.graphs), 2, "A graph break makes Dynamo call the backend twice: record every graph it "
                 "receives, one entry per call.")
     torch._dynamo.reset()
+    # called directly, as Dynamo calls it, twice with the same graph module
+    traced = torch.fx.symbolic_trace(torch.nn.Linear(3, 2))
+    direct = CompileCounter()
+    check.call(direct, traced, [torch.randn(4, 3)])
+    check.call(direct, traced, [torch.randn(5, 3)])
+    check.equal(len(direct.graphs), 2, "Calling the counter twice with the same gm must record two entries: one "
+                "entry per call, even for a graph module it has seen before.")
+    check.that(all(g is traced for g in direct.graphs), "Append gm itself, the very object you receive (not a "
+               "copy of it): counter.graphs[0] is gm.")
 
 ### BEGIN HIDDEN TESTS
 import torch.fx as _fx
@@ -255,6 +264,24 @@ torch._dynamo.reset()
 # -        self.graphs.append(gm)
 # +        if not self.graphs:
 # +            self.graphs.append(gm)
+# ```
+#
+# **mistake `dedup`**, loses `test_CompileCounter`: records a graph module only the first time it sees it
+# ```diff
+# @@
+# -        self.graphs.append(gm)
+# +        if not any(g is gm for g in self.graphs):
+# +            self.graphs.append(gm)
+# ```
+#
+# **mistake `deepcopy`**, loses `test_CompileCounter`: records a deep copy, not gm itself
+# ```diff
+# @@
+# +import copy
+#  class CompileCounter:
+# @@
+# -        self.graphs.append(gm)
+# +        self.graphs.append(copy.deepcopy(gm))
 # ```
 #
 # **alternative `return-gm`**: returns gm itself (a callable that runs the graph)
@@ -379,6 +406,19 @@ _students_counter, CompileCounter = CompileCounter, _ReferenceCounter
 from gpucourse.checks import Check
 from gpucourse.model import make_mlp
 
+class SizeProbe(torch.nn.Module):
+    """make_mlp's model that records the batch size of every call (outside the compiled graphs)."""
+    def __init__(self):
+        super().__init__()
+        self.net = make_mlp(hidden=8)
+        self.sizes = []
+    @torch._dynamo.disable
+    def record(self, x):
+        self.sizes.append(int(x.shape[0]))
+    def forward(self, x):
+        self.record(x)
+        return self.net(x)
+
 class TwoGraphs(torch.nn.Module):
     """A small model with a graph break in its forward: Dynamo compiles it as two graphs."""
     def __init__(self):
@@ -424,6 +464,15 @@ with Check("count_compilations") as check:
         on_meta = type(error).__name__
     check.equal(on_meta, 2, "A model on another device (here 'meta', a device that holds no data): create each "
                 "input on the device of the model's parameters.")
+    probe = SizeProbe()
+    count_compilations(probe, [8, 4, 8, 4], False)
+    check.equal(probe.sizes, [8, 4, 8, 4], "Call the compiled model once per batch size, in the order given, "
+                "repeated sizes included.")
+    earlier = torch.compile(make_mlp(hidden=32), backend="eager")      # code compiled before the question
+    earlier(torch.randn(3, 1, 28, 28))
+    earlier(torch.randn(5, 1, 28, 28))
+    check.equal(count_compilations(make_mlp(hidden=32), [4, 8], None), 2, "Code compiled before the call changed "
+                "the count: start from a fresh compile state, before counting.")
     torch._dynamo.reset()
 
 ### BEGIN HIDDEN TESTS
@@ -477,6 +526,36 @@ try:
         _m = make_mlp(hidden=8, seed=None)
         _answers = [count_compilations(_m, [_c3, _a, _b], None) for _ in range(2)]
         assert _answers == [2, 2], f"asked twice, answered {_answers}"
+    with _requirement("count_compilations: starts from a fresh compile state (torch._dynamo.reset() first), "
+                      "whatever was compiled before it"):
+        torch._dynamo.reset()
+        _earlier = torch.compile(make_mlp(hidden=8, seed=None), backend="eager")
+        _earlier(torch.randn(_c3, 1, 28, 28))
+        _earlier(torch.randn(_a, 1, 28, 28))
+        _got = count_compilations(make_mlp(hidden=8, seed=None), [_b, _c3], None)
+        assert _got == 2, f"after other compilations, batch sizes {[_b, _c3]} with dynamic=None: got {_got}"
+
+    class _SizeProbe(torch.nn.Module):
+        """Records the batch size of every call, outside the compiled graphs."""
+        def __init__(self):
+            super().__init__()
+            self.net = make_mlp(hidden=8, seed=None)
+            self.sizes = []
+        @torch._dynamo.disable
+        def record(self, x):
+            self.sizes.append(int(x.shape[0]))
+        def forward(self, x):
+            self.record(x)
+            return self.net(x)
+
+    with _requirement("count_compilations: the compiled model is called once per batch size, in order "
+                      "(repeated sizes too)"):
+        _bs = [_c3, _a, _c3, 1, _b, _a]
+        _probe = _SizeProbe()
+        _got = count_compilations(_probe, _bs, None)
+        assert _probe.sizes == _bs, f"batch sizes {_bs}: the model was called with {_probe.sizes}"
+        _expected = _reference(_SizeProbe(), _bs, None)
+        assert _got == _expected, f"batch sizes {_bs}, dynamic=None: got {_got}, counted {_expected}"
     torch._dynamo.reset()
 finally:
     _dynamo_log.setLevel(_old_level)
@@ -534,6 +613,25 @@ finally:
 # -        compiled(torch.randn(b, 1, 28, 28, device=device))
 # -    return len(counter.graphs)
 # +    return len(set(batch_sizes))
+# ```
+#
+# **mistake `sorted-distinct`**, loses `test_count_compilations`: calls once per distinct size, sorted, not once per size in order
+# ```diff
+# @@
+# -    for b in batch_sizes:
+# +    for b in sorted(set(batch_sizes)):
+# ```
+#
+# **mistake `reset-after`**, loses `test_count_compilations`: resets after counting: what was compiled before leaks in
+# ```diff
+# @@
+# -    torch._dynamo.reset()
+#      counter = CompileCounter()
+# @@
+# -    return len(counter.graphs)
+# +    n = len(counter.graphs)
+# +    torch._dynamo.reset()
+# +    return n
 # ```
 #
 # **mistake `formula`**, loses `test_count_compilations`: computes the textbook answer; a graph break doubles it
