@@ -448,8 +448,8 @@ with _requirement("bit_fields handles -0.0, inf, overflow, subnormals and underf
 # %% nbgrader={"grade": false, "grade_id": "roundtrip_rel_error", "locked": false, "schema_version": 3, "solution": true}
 def roundtrip_rel_error(x, dtype):
     """Elementwise |x - x.to(dtype)| / |x| for a float32 or float64 tensor x without zeros, same shape.
-    Computed and returned in float64 (or in float32 when x is float32), never by casting a float64 x to
-    float32 first. Underflow to 0 gives 1, overflow to inf gives inf. x.to(dtype) may round a float64
+    Computed in float64 (or in float32 when x is float32) and returned in float64 (for a float32 x, a
+    float32 result is accepted too), never by casting a float64 x to float32 first. Underflow to 0 gives 1, overflow to inf gives inf. x.to(dtype) may round a float64
     through float32 (PyTorch) or directly (NumPy): both are accepted."""
     ### BEGIN SOLUTION
     wide = x.double()
