@@ -449,8 +449,9 @@ with _requirement("bit_fields handles -0.0, inf, overflow, subnormals and underf
 def roundtrip_rel_error(x, dtype):
     """Elementwise |x - x.to(dtype)| / |x| for a float32 or float64 tensor x without zeros, same shape.
     Computed in float64 (or in float32 when x is float32) and returned in float64 (for a float32 x, a
-    float32 result is accepted too), never by casting a float64 x to float32 first. Underflow to 0 gives 1, overflow to inf gives inf. x.to(dtype) may round a float64
-    through float32 (PyTorch) or directly (NumPy): both are accepted."""
+    float32 result is accepted too), never by casting a float64 x to float32 first. Underflow to 0 gives 1,
+    overflow to inf gives inf. x.to(dtype) may round a float64 through float32 (PyTorch) or directly (NumPy):
+    both are accepted."""
     ### BEGIN SOLUTION
     wide = x.double()
     return (wide - x.to(dtype).double()).abs() / wide.abs()
@@ -731,7 +732,8 @@ def choose_amp_dtype(device):
     the CPU; (float16, True) on older CUDA GPUs. device: a torch.device or a string ("cuda", "cuda:0",
     "cpu"); the device given decides, not the machine (the CPU stays the CPU beside a GPU). Decide by
     torch.cuda.get_device_capability(device), not by torch.cuda.is_bf16_supported() (True on a T4,
-    by emulation). use_scaler is a bool."""
+    by emulation). On a machine whose GPUs differ in capability, asking the given device or the current one
+    (is_bf16_supported(including_emulation=False) does) are both accepted. use_scaler is a bool."""
     ### BEGIN SOLUTION
     device = torch.device(device)
     if device.type == "cuda":

@@ -408,9 +408,9 @@ from gpucourse.model import make_mlp
 
 class SizeProbe(torch.nn.Module):
     """make_mlp's model that records the batch size of every call (outside the compiled graphs)."""
-    def __init__(self):
+    def __init__(self, seed=0):
         super().__init__()
-        self.net = make_mlp(hidden=8)
+        self.net = make_mlp(hidden=8, seed=seed)
         self.sizes = []
     @torch._dynamo.disable
     def record(self, x):
@@ -535,26 +535,13 @@ try:
         _got = count_compilations(make_mlp(hidden=8, seed=None), [_b, _c3], None)
         assert _got == 2, f"after other compilations, batch sizes {[_b, _c3]} with dynamic=None: got {_got}"
 
-    class _SizeProbe(torch.nn.Module):
-        """Records the batch size of every call, outside the compiled graphs."""
-        def __init__(self):
-            super().__init__()
-            self.net = make_mlp(hidden=8, seed=None)
-            self.sizes = []
-        @torch._dynamo.disable
-        def record(self, x):
-            self.sizes.append(int(x.shape[0]))
-        def forward(self, x):
-            self.record(x)
-            return self.net(x)
-
     with _requirement("count_compilations: the compiled model is called once per batch size, in order "
                       "(repeated sizes too)"):
         _bs = [_c3, _a, _c3, 1, _b, _a]
-        _probe = _SizeProbe()
+        _probe = SizeProbe(seed=None)                  # the visible check's probe, fresh weights
         _got = count_compilations(_probe, _bs, None)
         assert _probe.sizes == _bs, f"batch sizes {_bs}: the model was called with {_probe.sizes}"
-        _expected = _reference(_SizeProbe(), _bs, None)
+        _expected = _reference(SizeProbe(seed=None), _bs, None)
         assert _got == _expected, f"batch sizes {_bs}, dynamic=None: got {_got}, counted {_expected}"
     torch._dynamo.reset()
 finally:

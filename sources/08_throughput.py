@@ -754,8 +754,8 @@ def gpu_resident_batches(x, y, batch_size, generator=None, drop_last=True):
     One permutation torch.randperm(n, device=x.device, generator=generator) per call, drawn on that device
     (never on the CPU and then moved); consecutive slices of batch_size of it index both x and y; the short
     last batch only when drop_last is False (x and y with no rows give no batch, or one empty batch when drop_last
-    is False: both are accepted). Each batch is sliced only when it is asked for (yield, no list made up front, no copy of x or y); x and
-    y are left unchanged."""
+    is False: both are accepted). Each batch is sliced only when it is asked for (yield, no list made up front,
+    no copy of x or y); x and y are left unchanged."""
     ### BEGIN SOLUTION
     n = len(x)
     perm = torch.randperm(n, device=x.device, generator=generator)
@@ -1145,7 +1145,8 @@ TABLE_RESULTS = [("RESULT eps_cpu = {:.0f} examples/s", "CPU float32"),
                  ("RESULT eps_gpu_compiled = {:.0f} examples/s", "GPU compiled + mixed precision")]
 
 
-PLAIN, AMP = ("GPU float32", f"GPU mixed precision ({AMP_NAME})") if ON_GPU else ("CPU float32", "CPU bfloat16 autocast")
+PLAIN, AMP = (("GPU float32", f"GPU mixed precision ({AMP_NAME})") if ON_GPU
+             else ("CPU float32", "CPU bfloat16 autocast"))
 COMPILED = "GPU compiled + mixed precision" if ON_GPU else "CPU compiled"
 
 
@@ -1347,7 +1348,8 @@ if needs("throughput"):
     batch_eps = cures[f"batch {8 * BATCH} (8x)"][0]
     print("\nThe diagnosis from the bigger batch: " + read_bound(8, (8 * BATCH / batch_eps) / (BATCH / plain)))
     if not ON_GPU:
-        print("CUDA graphs skipped: they need a CUDA GPU (this machine has none). On a GPU this cell measures them too.")
+        print("CUDA graphs skipped: they need a CUDA GPU (this machine has none). "
+              "On a GPU this cell measures them too.")
 
 # %% [markdown] id="s5-demo-intro"
 # ## 6. Feeding batches: `DataLoader` versus `gpu_resident_batches`
