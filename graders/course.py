@@ -18,9 +18,38 @@ from graders.paths import COURSE_ID, SOLUTIONS, notebook_names
 HERE = Path(__file__).resolve().parent
 
 
+def jupyter_data_paths() -> list[str]:
+    """The ``share/jupyter`` folders of the prefixes this interpreter imports from, which Jupyter does not look in
+    by itself: it reads its data (nbconvert's templates, which nbgrader's feedback and the formgrader render with)
+    from ``sys.prefix`` and the system's folders only. In a venv over another prefix (a GPU image, a conda base, a
+    ``.pth`` file) nbconvert's templates lie beside the other prefix's site-packages, or inside a folder pip
+    installed into with ``--target``."""
+    found = []
+    for entry in sys.path:
+        if not (isinstance(entry, str) and os.path.isabs(entry) and entry.endswith(("site-packages", "dist-packages"))):
+            continue
+        site = Path(entry)
+        for share in (site.parents[2] / "share" / "jupyter" if len(site.parents) > 2 else None,
+                      site / "share" / "jupyter"):
+            if share is not None and share.is_dir() and str(share) not in found:
+                found.append(str(share))
+    return found
+
+
+def add_jupyter_data_paths(env: dict | None = None) -> dict:
+    """``env`` (by default this process's environment) with :func:`jupyter_data_paths` after its JUPYTER_PATH."""
+    env = os.environ if env is None else env
+    current = [p for p in env.get("JUPYTER_PATH", "").split(os.pathsep) if p]
+    missing = [p for p in jupyter_data_paths() if p not in current]
+    if missing:
+        env["JUPYTER_PATH"] = os.pathsep.join(current + missing)
+    return env
+
+
 def venv_env() -> dict[str, str]:
-    """The environment for nbgrader: our interpreter's bin first on PATH (nbgrader runs ``alembic``)."""
-    env = dict(os.environ)
+    """The environment for nbgrader: our interpreter's bin first on PATH (nbgrader runs ``alembic``), and the Jupyter
+    data (nbconvert's templates) of every prefix this interpreter imports from."""
+    env = add_jupyter_data_paths(dict(os.environ))
     bindir = str(Path(sys.executable).parent)
     env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
     return env
@@ -149,6 +178,7 @@ def api(root: Path):
     from traitlets.config.loader import PyFileConfigLoader
 
     nbgrader.api.get_alembic_version = gradebook_version  # a new gradebook's version without a subprocess
+    add_jupyter_data_paths()  # nbconvert's templates, also from a venv over another prefix (feedback renders)
     config = Config()
     loader = PyFileConfigLoader("nbgrader_config.py", path=str(root))
     config.merge(loader.load_config())

@@ -168,7 +168,8 @@ def student_feedback(graded_dir: Path, dest: Path,
                 continue
             result = course.api(work).generate_feedback(name, force=True)
             if not result["success"]:
-                raise RuntimeError(f"nbgrader generate_feedback {name} failed:\n{result['log']}\n{result['error']}")
+                raise RuntimeError(f"nbgrader generate_feedback {name} failed:\n{result.get('log', '')}\n"
+                                   f"{result.get('error', '')}")
             secret = hidden_lines(nbtools.read(root / "source" / name / f"{name}.ipynb")) \
                 if (root / "source" / name / f"{name}.ipynb").exists() else set()
             for page in sorted((work / "feedback").glob(f"*/{name}/{name}.html")):

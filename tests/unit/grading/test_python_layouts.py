@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import posixpath
 import site
+import subprocess
 import sys
 from pathlib import Path
 from unittest import mock
@@ -148,3 +149,15 @@ def test_bwrap_args_carry_the_gpu_args(gpu_machine, monkeypatch):
     monkeypatch.setattr(sandbox, "gpu_args", lambda: real(dev, environ, conf))
     args = sandbox.bwrap_args([])
     assert str(driver) in args and str(dev / "nvidia0") in args
+
+
+def test_jupyter_finds_nbconvert_templates_of_another_prefix(tmp_path):
+    """nbgrader's feedback renders with nbconvert's templates, which Jupyter looks for under sys.prefix and the
+    system's folders only: from a venv over another prefix they were not found ("No template sub-directory with
+    name 'classic'"), and `python -m graders feedback` failed there."""
+    python = venv_over(tmp_path / "venv")
+    probe = ("import graders.course as c, nbconvert.exporters as e; c.add_jupyter_data_paths(); "
+             "print(len(e.HTMLExporter(template_name='classic').template_paths) > 0)")
+    from graders.paths import REPO
+    out = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, cwd=REPO)
+    assert out.returncode == 0 and out.stdout.strip() == "True", out.stderr[-2000:]
