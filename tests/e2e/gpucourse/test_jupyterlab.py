@@ -5,30 +5,18 @@ wait is bounded and the server is always stopped."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import secrets
-import signal
-import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 
 from graders.paths import NOTEBOOKS, REPO
+from tests.helpers import jupyter_server
 
-BIN = Path(sys.executable).parent
 STUDENT_NOTEBOOK = "notebooks/01_devices.ipynb"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def get(url: str, token: str, timeout: float = 10.0):
@@ -39,44 +27,11 @@ def get(url: str, token: str, timeout: float = 10.0):
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    jupyter = BIN / "jupyter"
-    if not jupyter.exists():
+    if not (jupyter_server.BIN / "jupyter").exists():
         pytest.skip(f"no jupyter next to {sys.executable}")
     tmp = tmp_path_factory.mktemp("lab")
-    token, port = secrets.token_hex(16), free_port()
-    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp / "runtime"), JUPYTERLAB_WORKSPACES_DIR=str(tmp / "ws"),
-               JUPYTER_CONFIG_DIR=str(tmp / "config"), PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
-    cmd = [str(jupyter), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}", "--port-retries=0",
-           f"--ServerApp.token={token}", f"--ServerApp.root_dir={REPO}", "--ServerApp.open_browser=False",
-           "--allow-root"]
-    log = open(tmp / "lab.log", "w")
-    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"jupyter lab exited with {proc.returncode}:\n{(tmp / 'lab.log').read_text()[-3000:]}")
-            try:
-                status, _ = get(f"{base}/api/status", token, timeout=5)
-                if status == 200:
-                    break
-            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"jupyter lab did not answer within 90 s:\n{(tmp / 'lab.log').read_text()[-3000:]}")
-            time.sleep(0.5)
-        yield base, token
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)  # the server's own process group, started above
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
-        log.close()
+    with jupyter_server.running("lab", REPO, tmp, f"--ServerApp.root_dir={REPO}") as server:
+        yield server.base, server.token
 
 
 def test_token_is_required(lab):
@@ -103,8 +58,8 @@ def test_student_notebook_opens_through_the_rest_api(lab):
 
 def test_nbgrader_lab_extension_is_enabled(lab):
     base, token = lab
-    listing = subprocess.run([str(BIN / "jupyter"), "labextension", "list"], capture_output=True, text=True,
-                             timeout=60)
+    listing = subprocess.run([str(jupyter_server.BIN / "jupyter"), "labextension", "list"], capture_output=True,
+                             text=True, timeout=60)
     text = re.sub(r"\x1b\[[0-9;]*m", "", listing.stdout + listing.stderr)
     line = next((row for row in text.splitlines() if "@jupyter/nbgrader" in row), None)
     assert line is not None, text
