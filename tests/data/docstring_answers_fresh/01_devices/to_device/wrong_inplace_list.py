@@ -1,0 +1,14 @@
+# breaks: "obj itself and the containers inside it are not modified."
+# how: lists are updated in place (obj[i] = ...) and returned, to "save a copy".
+def to_device(obj, device, non_blocking=False):
+    if isinstance(obj, torch.Tensor):
+        return obj.to(device, non_blocking=non_blocking)
+    if isinstance(obj, list):
+        for i, v in enumerate(obj):
+            obj[i] = to_device(v, device, non_blocking)
+        return obj
+    if isinstance(obj, tuple):
+        return tuple(to_device(v, device, non_blocking) for v in obj)
+    if isinstance(obj, dict):
+        return {k: to_device(v, device, non_blocking) for k, v in obj.items()}
+    return obj
