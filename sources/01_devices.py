@@ -265,6 +265,20 @@ with _requirement("pick_device returns torch.device('cuda'), else torch.device('
 # +    if torch.backends.mps.is_built():
 # ```
 #
+# **mistake `cuda-if-initialized`**, loses `test_pick_device`: asks whether CUDA has been initialised, not whether it is available
+# ```diff
+# @@
+# -    if torch.cuda.is_available():
+# +    if torch.cuda.is_initialized():
+# ```
+#
+# **mistake `cuda-fallback`**, loses `test_pick_device`: falls back to CUDA (a GPU course), not to the CPU
+# ```diff
+# @@
+# -    return torch.device("cpu")
+# +    return torch.device("cuda")
+# ```
+#
 # **alternative `ternary`**: one conditional expression
 # ```python
 # def pick_device() -> torch.device:
@@ -313,6 +327,16 @@ with _requirement("pick_device returns torch.device('cuda'), else torch.device('
 # def pick_device() -> torch.device:
 #     return torch.accelerator.current_accelerator(check_available=True) or torch.device("cpu")
 # ```
+#
+# **clauses of `pick_device`**
+# - "Return torch.device("cuda") if CUDA is available": visible "When torch.cuda.is_available() is True, pick cuda." by `cuda-if-initialized`
+# - "else torch.device("mps") if Apple's Metal backend is available": visible "pick mps there" by `no-mps`
+# - "else torch.device("cpu")": visible "With no GPU at all, the answer is the CPU." by `cuda-fallback`
+# - "Always a torch.device, never a string.": visible "Return a torch.device" by `device-string`
+# - "CUDA comes before MPS when both are reported.": visible "CUDA comes first" by `mps-first`
+# - ""Available" means usable on this machine, not merely built into PyTorch.": visible "not merely built into PyTorch" by `mps-is-built`
+# - "torch.accelerator may be used instead of torch.cuda / torch.backends.mps": allows `accelerator-api`, `accelerator-or-cpu`
+# - "other accelerators (XPU, ...) are outside this contract": no requirement (it frees the answer on machines none of the checks can fake: no test uses such a device)
 
 # %% [markdown] id="ex2"
 # ## Exercise 2: `to_device` (3 points)

@@ -100,6 +100,12 @@ def reference_answers(nb) -> dict[str, str]:
             for c in nb.cells if nbtools.is_solution_cell(c)}
 
 
+def fixture_cells(name: str) -> dict[str, str]:
+    """``{answer cell: the text of its fixtures cell}``."""
+    return {cell.metadata[FIXTURES_KEY]: cell.source for cell in read_text_notebook(name).cells
+            if FIXTURES_KEY in cell.metadata}
+
+
 def fixture_lists(name: str) -> tuple[list[Mistake], list[Alternative]]:
     """Every mistake and every alternative the source lists, in source order."""
     path = source_path(name)

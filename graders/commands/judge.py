@@ -48,7 +48,7 @@ def with_exercise(names: list[str], exercise: str) -> list[str]:
 def line(v) -> str:
     def names(tests):
         return ",".join(sorted(tests)) or "-"
-    mark = "PROBLEM" if v.problem() or v.coverage_problem() else "ok"
+    mark = "PROBLEM" if v.problem() or v.coverage_problem() or v.hidden_problem() else "ok"
     text = (f"{mark:7} {v.notebook:16} {v.kind:11} {v.key:28} expected {names(v.expected):28} "
             f"got {names(v.lost):28} {v.score:g}/{v.max:g}")
     return text + seen(v)
@@ -59,10 +59,13 @@ def seen(v) -> str:
     if v.kind != "mistake" or not v.expected:
         return ""
     if v.flagged_by:
-        return f"\n        visible {v.flagged_by[0]}: {v.visible[v.flagged_by[0]]}"
-    if v.hidden_only:
-        return f"\n        hidden-only: {v.hidden_only}"
-    return "\n        visible: NOT FLAGGED (the visible checks pass it)"
+        text = f"\n        visible {v.flagged_by[0]}: {v.visible[v.flagged_by[0]]}"
+    elif v.hidden_only:
+        text = f"\n        hidden-only: {v.hidden_only}"
+    else:
+        text = "\n        visible: NOT FLAGGED (the visible checks pass it)"
+    return text + (f"\n        hidden {v.caught_by[0]}: {v.hidden[v.caught_by[0]]}" if v.caught_by
+                   else "\n        hidden: NOT CAUGHT (the hidden tests alone pass it)")
 
 
 def run(args) -> int:
@@ -93,7 +96,13 @@ def run(args) -> int:
             if args.exercise:
                 raise SystemExit("judge: --record needs the whole notebook (no --exercise)")
             print("\n".join(record(name, mine)) or f"{name}: the record is unchanged")
-    problems = [p for v in verdicts for p in (v.problem(), v.coverage_problem()) if p]
+    problems = [p for v in verdicts for p in (v.problem(), v.coverage_problem(), v.hidden_problem()) if p]
+    if not args.exercise:  # the clauses need every fixture of the notebook judged
+        from graders.authoring import clauses
+        for name in names:
+            mine = [v for v in verdicts if v.notebook == name]
+            print("\n".join(clauses.report(name, mine)))
+            problems += clauses.problems(name) + clauses.verdict_problems(name, mine)
     if problems:
         print("\n".join(problems))
     for c in coverage + ([Coverage.of("in all", verdicts)] if len(coverage) > 1 else []):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import textwrap
 from dataclasses import dataclass, field
 
 from graders import alternatives, mistakes, nbtools
@@ -58,6 +59,7 @@ class Verdict:
     visible: dict[str, str] = field(default_factory=dict)  # test whose visible part failed -> first line
     own: frozenset[str] = frozenset()   # the test cells of its own exercise (those after its answer cell)
     hidden_only: str = ""               # the source's reason why no visible check can flag it
+    hidden: dict[str, str] = field(default_factory=dict)  # test whose hidden part, run alone, failed -> first line
 
     @property
     def must_flag(self) -> frozenset[str]:
@@ -67,6 +69,26 @@ class Verdict:
     @property
     def flagged_by(self) -> list[str]:
         return sorted(set(self.visible) & self.must_flag)
+
+    @property
+    def caught_by(self) -> list[str]:
+        """The tests it loses whose hidden part alone fails it: where the hidden tests see it without the visible
+        check's help (a student may pass the visible check by fitting its inputs)."""
+        return sorted(set(self.hidden) & self.expected)
+
+    def hidden_problem(self) -> str | None:
+        """A mistake that loses points which no hidden part of the tests it loses fails on its own, or whose hidden
+        failure does not name the requirement it broke (a bare error where a ``requirement`` should speak)."""
+        if self.kind != "mistake" or not self.expected:
+            return None
+        if not self.caught_by:
+            return (f"{self.notebook} mistake {self.key}: the hidden tests of {_names(self.expected)} pass it on their "
+                    "own (only the visible check sees it): add a hidden assert on fresh inputs for its clause")
+        unnamed = [t for t in self.caught_by if not self.hidden[t].startswith(NAMED)]
+        if len(unnamed) == len(self.caught_by):
+            return (f"{self.notebook} mistake {self.key}: the hidden failure names no requirement "
+                    f"({self.hidden[unnamed[0]]}): state it with gpucourse.checks.requirement")
+        return None
 
     def coverage_problem(self) -> str | None:
         """A mistake that loses points yet no visible check flags (and is not marked hidden-only)."""
@@ -84,6 +106,16 @@ class Verdict:
         wrong += [f"{t} failed ({self.errors.get(t, '?')})" for t in sorted(self.lost - self.expected)]
         return (f"{self.notebook} {self.kind} {self.key}: must lose {_names(self.expected)}, "
                 f"lost {_names(self.lost)}: " + "; ".join(wrong))
+
+
+#: how a hidden test's failure that names its requirement starts (``gpucourse.checks.requirement``)
+NAMED = "RequirementFailed: "
+
+
+def hidden_part(source: str) -> str:
+    """The hidden tests of a test cell, as one piece of code that runs after its visible part (blank where none)."""
+    blocks = nbtools.HIDDEN_BLOCK.findall(source)
+    return "\n".join(textwrap.dedent(b) for b in blocks)
 
 
 def _names(tests) -> str:
@@ -113,13 +145,18 @@ def _run_tests(kernel: SolutionKernel, tests: dict[str, str]) -> dict[str, str]:
 
 
 def _judge_case(kernel: SolutionKernel, answers: dict[str, str], tests: dict[str, str],
-                visible: dict[str, str] | None = None) -> tuple[dict[str, str], dict[str, str]]:
-    """Put ``answers`` in place, run the ``visible`` parts (alone, first), then the tests, and bring the
-    reference back (even when a call broke); ``({failed test: error}, {test whose visible part failed: error})``."""
+                visible: dict[str, str] | None = None, hidden: dict[str, str] | None = None
+                ) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+    """Put ``answers`` in place, run the ``visible`` parts (alone, first), then the ``hidden`` parts alone (each
+    after its visible part has set up its names), then the tests, and bring the reference back (even when a call
+    broke); ``({failed test: error}, {test whose visible part failed: error},
+    {test whose hidden part failed: error})``."""
     try:
         answer_errors = kernel.call("begin_case", answers)
         seen = _run_tests(kernel, visible or {})
-        return {**_run_tests(kernel, tests), **{f"answer {c}": e for c, e in answer_errors.items()}}, seen
+        caught = _run_tests(kernel, hidden or {})
+        return ({**_run_tests(kernel, tests), **{f"answer {c}": e for c, e in answer_errors.items()}}, seen,
+                caught)
     finally:
         kernel.call("end_case")
 
@@ -164,7 +201,7 @@ def judge_notebook(name: str, exercise: str | None = None, timeout: int | None =
     reach, reference = Reach([c.source for c in nb.cells if c.cell_type == "code"]), reference_answers(nb)
     own = own_tests(nb)
     with solution_kernel(name, timeout, limits) as kernel:
-        first, _ = _judge_case(kernel, {}, tests)
+        first, _, _ = _judge_case(kernel, {}, tests)
         verdicts.append(_verdict(name, "reference", "reference", None, (), first, points))
         for f in chosen:
             # a test that reaches no name the two answers define scores as it did for the reference
@@ -173,10 +210,12 @@ def judge_notebook(name: str, exercise: str | None = None, timeout: int | None =
             errors = {t: e for t, e in first.items() if t in tests and t not in reached}
             visible = ({t: nbtools.strip_hidden(tests[t]) for t in sorted(own[f.answer.cell] | set(f.answer.loses))
                         if t in tests} if f.kind == "mistake" else {})
-            failed, seen = _judge_case(kernel, {f.answer.cell: f.answer.code}, reached, visible)
+            hidden = {t: h for t in visible if (h := hidden_part(tests[t]))}
+            failed, seen, caught = _judge_case(kernel, {f.answer.cell: f.answer.code}, reached, visible, hidden)
             errors.update(failed)
             verdicts.append(_verdict(name, f.kind, f.answer.key, f.answer.cell, f.answer.loses, errors, points,
-                                     visible=seen, own=own[f.answer.cell], hidden_only=f.answer.hidden_only))
+                                     visible=seen, own=own[f.answer.cell], hidden_only=f.answer.hidden_only,
+                                     hidden=caught))
         verdicts.append(_verdict(name, "reference", "reference-again", None, (),
                                  _judge_case(kernel, {}, tests)[0], points))
     return verdicts
