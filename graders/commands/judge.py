@@ -136,6 +136,12 @@ def run_answers(folder: str, names: list[str], timeout: int | None, limits) -> i
     if unseen:
         print("wrong answers the visible checks do not flag:")
         print("\n".join(f"  {o.answer.path}" + ("" if o.loses else " (keeps full marks)") for o in unseen))
+    blind = [o for o in outcomes if o.counts_as == "wrong" and o.loses and not o.caught_by]
+    if blind:
+        print("wrong answers the hidden tests alone pass (only the visible check makes them lose):")
+        print("\n".join(f"  {o.answer.path}" for o in blind))
+        problems += [f"{o.answer.path}: the hidden tests alone pass it (breaks {o.answer.claim or '?'})"
+                     for o in blind]
     if problems:
         print("\n".join(problems))
     print(Tally.header())

@@ -28,6 +28,8 @@ from graders.paths import REPO
 from graders.qa.judge import Fixture, Verdict, judge_notebook
 
 ANSWERS = REPO / "tests" / "data" / "docstring_answers"
+#: a second set, written later the same way by another author who had not seen the first (issue 35's measure)
+FRESH = REPO / "tests" / "data" / "docstring_answers_fresh"
 VERDICTS = "verdicts.toml"
 KINDS = ("wrong", "correct")
 FILE = re.compile(r"^(wrong|correct)_(\w+)\.py$")
@@ -54,11 +56,11 @@ class Answer:
     def key(self) -> str:
         return f"{self.cell}/{self.kind}_{self.slug}"
 
-    def fixture(self) -> Fixture:
+    def fixture(self, prefix: str = "") -> Fixture:
         """As the judge takes it: as a mistake, of either kind, so that the visible part of its exercise's test
         cells is run too (a "correct" file may turn out a misread wrong one). No test cells are named as ones it
         must lose: nobody knows that beforehand, and what it lost is what is reported."""
-        return Fixture("mistake", Mistake(self.key, self.cell, self.code, ()))
+        return Fixture("mistake", Mistake(prefix + self.key, self.cell, self.code, ()))
 
 
 def _claim(code: str) -> str:
@@ -134,6 +136,12 @@ class Outcome:
         """Its own exercise's test cells whose visible part (what the student runs) fails it."""
         return sorted(set(self.verdict.visible) & self.verdict.own)
 
+    @property
+    def caught_by(self) -> list[str]:
+        """Its own exercise's test cells whose hidden part, run alone after the visible part, fails it: the
+        hidden tests catch it even where a student fitted the visible checks' inputs."""
+        return sorted(set(self.verdict.hidden) & self.verdict.own)
+
     def problem(self) -> str | None:
         """A correct answer that loses points, or a wrong one that keeps full marks."""
         if self.counts_as == "correct" and self.loses:
@@ -162,7 +170,9 @@ class Outcome:
             hint = (f"{self.flagged_by[0]}: {v.visible[self.flagged_by[0]]}" if self.flagged_by
                     else "NOT FLAGGED (the visible checks pass it)")
             text += f"\n        visible {hint}"
-            if not self.loses:
+            text += (f"\n        hidden {self.caught_by[0]}: {v.hidden[self.caught_by[0]]}" if self.caught_by
+                     else "\n        hidden: NOT CAUGHT (the hidden tests alone pass it)")
+            if not self.loses or not self.caught_by:
                 text += f"\n        breaks: {a.claim or '?'}"
         if self.loses:
             text += f"\n        lost {self.lost_text()}"
@@ -178,8 +188,13 @@ def judge_answers(notebook: str, answers: list[Answer], misreads: dict[str, str]
     references = [v for v in verdicts if v.kind == "reference"]
     broken = [f"{notebook} {v.key}: {v.score:g}/{v.max:g}, lost {', '.join(sorted(v.lost))}"
               for v in references if v.score != v.max]
-    judged = [v for v in verdicts if v.kind != "reference"]
-    return [Outcome(a, v, misreads.get(a.path, "")) for a, v in zip(answers, judged, strict=True)], broken
+    return outcomes_of(answers, verdicts, misreads), broken
+
+
+def outcomes_of(answers: list[Answer], verdicts, misreads: dict[str, str], prefix: str = "") -> list[Outcome]:
+    """Each answer's outcome, from a judge run whose fixtures were ``a.fixture(prefix)`` (among others)."""
+    by_key = {v.key: v for v in verdicts if v.kind == "mistake"}
+    return [Outcome(a, by_key[prefix + a.key], misreads.get(a.path, "")) for a in answers]
 
 
 @dataclass(frozen=True)
@@ -192,20 +207,21 @@ class Tally:
     caught: int         # wrong answers that lose points under the tests as graded (hidden ones included)
     correct: int
     kept: int           # correct answers that keep full marks
+    hidden: int = 0     # wrong answers the hidden tests alone catch (without the visible checks)
 
     @classmethod
     def of(cls, label: str, outcomes: list[Outcome]) -> Tally:
         wrong = [o for o in outcomes if o.counts_as == "wrong"]
         correct = [o for o in outcomes if o.counts_as == "correct"]
         return cls(label, len(wrong), sum(bool(o.flagged_by) for o in wrong), sum(o.loses for o in wrong),
-                   len(correct), sum(not o.loses for o in correct))
+                   len(correct), sum(not o.loses for o in correct), sum(bool(o.caught_by) for o in wrong))
 
     @staticmethod
     def header() -> str:
-        return f"{'notebook':16} {'wrong':>5} {'visible-flagged':>20} {'hidden-caught':>13} {'correct':>7} " \
-               f"{'correct-kept':>12}"
+        return f"{'notebook':16} {'wrong':>5} {'visible-flagged':>20} {'lose-points':>11} {'hidden-alone':>12} " \
+               f"{'correct':>7} {'correct-kept':>12}"
 
     def row(self) -> str:
         share = f"{100 * self.flagged / self.wrong:.0f} %" if self.wrong else "-"
-        return (f"{self.label:16} {self.wrong:5} {self.flagged:5} ({share:>5})      {self.caught:13} "
-                f"{self.correct:7} {self.kept:12}")
+        return (f"{self.label:16} {self.wrong:5} {self.flagged:5} ({share:>5})      {self.caught:11} "
+                f"{self.hidden:12} {self.correct:7} {self.kept:12}")

@@ -1,14 +1,32 @@
 """The judge's run of every notebook (``graders.qa.judge.judge_notebook``), once a session, for the tests of
-the in-process tier (tests/judge/) that read it."""
+the in-process tier (tests/judge/) that read it.
+
+One run per notebook judges the catalogued fixtures and both sets of answers written from the docstrings alone
+(``graders.qa.docstring_answers``: ``ANSWERS`` and ``FRESH``) in the same kernel: starting a notebook's kernel
+(the solution run top to bottom) is most of a small judge run's cost, so CI pays it once, not three times."""
 
 from __future__ import annotations
 
 import concurrent.futures
 import functools
 import multiprocessing
+from pathlib import Path
 
 from graders.paths import notebook_names
-from graders.qa.judge import Verdict, judge_notebook
+from graders.qa.docstring_answers import ANSWERS, FRESH, Outcome, outcomes_of, read_answers, read_misreads
+from graders.qa.judge import Verdict, fixtures_for, judge_notebook
+
+#: the folders of answers written from the docstrings alone; a fixture of theirs is keyed "<folder>:<cell>/<file>"
+ANSWER_SETS = tuple(root for root in (ANSWERS, FRESH) if root.is_dir())
+
+
+def _prefix(root: Path) -> str:
+    return f"{root.name}:"
+
+
+def _judge(name: str) -> tuple[Verdict, ...]:
+    extra = [a.fixture(_prefix(root)) for root in ANSWER_SETS for a in read_answers(root, [name]).get(name, [])]
+    return tuple(judge_notebook(name, fixtures=fixtures_for(name) + extra))
 
 
 @functools.cache
@@ -17,8 +35,15 @@ def every_verdict() -> dict[str, tuple[Verdict, ...]]:
     kernel of its own: most of a judge's time is its kernel's, and much of that the simulated device's sleeps)."""
     names = sorted(notebook_names(), key=lambda n: n not in ("03_async_timing", "07_compile"))  # longest first
     with concurrent.futures.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
-        return dict(zip(names, map(tuple, pool.map(judge_notebook, names)), strict=True))
+        return dict(zip(names, pool.map(_judge, names), strict=True))
 
 
 def verdicts(name: str) -> tuple[Verdict, ...]:
-    return every_verdict()[name]
+    """The reference's and the catalogued fixtures' verdicts (not the docstring answers')."""
+    return tuple(v for v in every_verdict()[name] if not v.key.startswith(tuple(map(_prefix, ANSWER_SETS))))
+
+
+def answer_outcomes(root: Path, name: str) -> list[Outcome]:
+    """How the judge treated each answer of ``root`` (a folder of ``ANSWER_SETS``) for notebook ``name``."""
+    answers = read_answers(root, [name]).get(name, [])
+    return outcomes_of(answers, every_verdict()[name], read_misreads(root), _prefix(root))
