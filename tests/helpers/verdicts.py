@@ -29,13 +29,28 @@ def _judge(name: str) -> tuple[Verdict, ...]:
     return tuple(judge_notebook(name, fixtures=fixtures_for(name) + extra))
 
 
-@functools.cache
-def every_verdict() -> dict[str, tuple[Verdict, ...]]:
-    """One judge run per notebook, shared by the tests that read it; two at a time (each in a process and a
-    kernel of its own: most of a judge's time is its kernel's, and much of that the simulated device's sleeps)."""
+def judge_every_notebook() -> dict[str, tuple[Verdict, ...]]:
+    """One judge run per notebook; two at a time (each in a process and a kernel of its own: most of a judge's
+    time is its kernel's, and much of that the simulated device's sleeps)."""
     names = sorted(notebook_names(), key=lambda n: n not in ("03_async_timing", "07_compile"))  # longest first
     with concurrent.futures.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
         return dict(zip(names, pool.map(_judge, names), strict=True))
+
+
+_shared: dict[str, tuple[Verdict, ...]] | None = None
+
+
+def share(judged: dict[str, tuple[Verdict, ...]]) -> None:
+    """Use ``judged`` (the run another pytest-xdist worker made: tests/judge/conftest.py) instead of judging again."""
+    global _shared
+    _shared = judged
+
+
+@functools.cache
+def every_verdict() -> dict[str, tuple[Verdict, ...]]:
+    """The judge's verdicts for every notebook, shared by the tests that read them: the run shared with
+    :func:`share`, else one made here (once a process)."""
+    return _shared if _shared is not None else judge_every_notebook()
 
 
 def verdicts(name: str) -> tuple[Verdict, ...]:
