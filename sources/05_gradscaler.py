@@ -166,17 +166,26 @@ with Check("underflow_fraction") as check:
     t = torch.tensor([1.0, 1e-9, 0.0, 0.0, -1e-9, 1e-4])
     got = check.call(underflow_fraction, t)
     check.that(isinstance(got, float), "Return a Python float (use .item()).")
-    check.close(got, 0.5, "Two of the four non-zero entries underflow in float16; zeros do not count.")
-    check.close(underflow_fraction(torch.tensor([1e-9, 1.0])), 0.5, "Count a tiny value as lost.")
-    check.close(underflow_fraction(torch.zeros(3)), 0.0, "No non-zero entries: return 0.0.")
+    check.that(0.0 <= got <= 1.0, "A Python float in [0, 1]: a fraction, not a percentage.")
+    check.close(underflow_fraction(torch.tensor([0.0, 1.0, 0.0, 2.0])), 0.0,
+                "Entries already zero do not count: they are not lost (here nothing underflows).")
+    check.close(underflow_fraction(torch.tensor([1e-9, 1.0, 0.0, 0.0])), 0.5,
+                "The fraction of the non-zero entries: 1 of the 2 non-zero entries underflows; zeros are not in it.")
+    check.close(underflow_fraction(torch.zeros(3)), 0.0, "A tensor without non-zero entries gives 0.0.")
+    check.close(underflow_fraction(torch.tensor([-1e-9, 1.0])), 0.5,
+                "Negative values count too: -1e-9 becomes -0.0 in float16, which equals zero.")
     check.close(underflow_fraction(torch.tensor([1e-6, 1e-9])), 0.5,
-                "1e-6 is below float16's smallest normal but survives as a subnormal: count only what becomes 0.")
+                "1e-6 is below float16's smallest normal but survives as a subnormal: "
+                "count only the entries that become exactly zero.")
     check.close(underflow_fraction(torch.tensor([4e-8, 2e-8])), 0.5,
                 "Convert to the dtype and look: 4e-8 rounds up to float16's smallest subnormal 2**-24, 2e-8 to 0.")
+    check.close(underflow_fraction(torch.tensor([[1e-9, 1.0, 0.0], [2.0, 1e-9, 3.0]])), 2 / 5,
+                "Any shape: every entry of a 2-D tensor counts (here 2 of its 5 non-zero entries underflow).")
     check.close(underflow_fraction(torch.tensor([[1e-9, 1e-30], [1e-3, 0.0]]), torch.bfloat16), 0.0,
                 "Convert to the dtype you are given: bfloat16 keeps 1e-30.")
     check.close(underflow_fraction(torch.tensor([1e-50, 1.0, 0.0, 1e-60], dtype=torch.float64)), 2 / 3,
                 "Any input dtype: a float64 tensor's entries count as they are, also those too small for float32.")
+    check.close(got, 0.5, "Two of the four non-zero entries underflow in float16; zeros do not count.")
 
 ### BEGIN HIDDEN TESTS
 import math as _math
@@ -186,11 +195,14 @@ for _trial in range(4):
     _n = int(torch.randint(50, 400, ()))
     _t = torch.randn(_n) * torch.pow(10.0, torch.empty(_n).uniform_(-12, 2))
     _t[torch.rand(_n) < 0.3] = 0.0
+    if _trial % 2:  # any shape: the same entries as a 2-D tensor
+        _t = _t[:_n - _n % 2].reshape(2, -1)
     for _dtype in (torch.float16, torch.bfloat16):
-        _nz = [v for v in _t.tolist() if v != 0]
+        _nz = [v for v in _t.flatten().tolist() if v != 0]
         _lost = sum(1 for v in _nz if torch.tensor(v).to(_dtype).item() == 0)
         _expected = _lost / len(_nz)
-        with _requirement(f"the share of the non-zero entries that become 0 in {_dtype}, as a Python float"):
+        with _requirement(f"the share of the non-zero entries of a tensor of shape {tuple(_t.shape)} that become 0 in "
+                          f"{_dtype}, as a Python float in [0, 1]"):
             _got = underflow_fraction(_t, _dtype)
             assert isinstance(_got, float), f"got a {type(_got).__name__}"
             # 1e-6: a fraction computed in float32 is as right as one in float64; a wrong count is off by >= 1/400
@@ -308,6 +320,33 @@ for _dtype in (torch.float16, torch.bfloat16, torch.float32):
 #      nonzero = t[t != 0]
 # ```
 #
+# **mistake `tensor-result`**, loses `test_underflow_fraction`: returns the 0-d tensor of the division, not a Python float
+# ```diff
+# @@
+# -    return (nonzero.to(dtype) == 0).sum().item() / nonzero.numel()
+# +    return (nonzero.to(dtype) == 0).sum() / nonzero.numel()
+# ```
+#
+# **mistake `percent`**, loses `test_underflow_fraction`: returns a percentage (as the demo prints it), not a fraction in [0, 1]
+# ```diff
+# @@
+# -    return (nonzero.to(dtype) == 0).sum().item() / nonzero.numel()
+# +    return 100 * (nonzero.to(dtype) == 0).sum().item() / nonzero.numel()
+# ```
+#
+# **mistake `len-rows`**, loses `test_underflow_fraction`: counts the entries with len(t), the number of rows of a 2-D tensor
+# ```diff
+# @@
+# -    nonzero = t[t != 0]
+# -    if nonzero.numel() == 0:
+# +    lost = ((t != 0) & (t.to(dtype) == 0)).sum().item()
+# +    nonzero = len(t) - (t == 0).sum().item()
+# +    if nonzero == 0:
+#          return 0.0
+# -    return (nonzero.to(dtype) == 0).sum().item() / nonzero.numel()
+# +    return lost / nonzero
+# ```
+#
 # **alternative `float32-mean`**: the fraction computed in float32 (mean of a float mask)
 # ```python
 # def underflow_fraction(t, dtype=torch.float16) -> float:
@@ -335,6 +374,21 @@ for _dtype in (torch.float16, torch.bfloat16, torch.float32):
 #     low = torch.tensor(values, dtype=t.dtype).to(dtype)
 #     return float((low == 0).sum()) / len(values)
 # ```
+#
+# **clauses of `underflow_fraction`**
+# - "Fraction of the non-zero entries of t": visible "The fraction of the non-zero entries" by `denominator-all`
+# - "that become exactly zero": visible "count only the entries that become exactly zero" by `below-normal`
+# - "when converted": visible "Convert to the dtype and look" by `below-smallest-subnormal`
+# - "converted to dtype": visible "Convert to the dtype you are given" by `fp16-only`
+# - "A Python float": visible "Return a Python float" by `tensor-result`
+# - "in [0, 1]": visible "A Python float in [0, 1]" by `percent`
+# - "entries already zero do not count": visible "Entries already zero do not count" by `counts-zeros`
+# - "a tensor without non-zero entries gives 0.0": visible "A tensor without non-zero entries gives 0.0" by `nan-on-empty`
+# - "Negative values count too (they become -0.0).": visible "Negative values count too" by `positive-only`
+# - "Any shape": visible "Any shape" by `len-rows`
+# - "any input dtype": visible "Any input dtype" by `via-float32`
+# - "Any shape, any input dtype.": allows `python-loop`, `count-ints`
+# - "A Python float in [0, 1]": allows `float32-mean`
 
 # %% [markdown] id="s3"
 # ### What a 2¹⁶ scale saves
@@ -412,7 +466,7 @@ def scaled_train_step(model, x, y, optimizer, scaler, criterion, device_type,
     """One mixed-precision training step with a gradient scaler; returns the unscaled loss as a float.
 
     In order: zero the gradients; forward and loss under torch.autocast(device_type=device_type,
-    dtype=dtype); backward through scaler.scale(loss); if max_norm is not None (it is None or a positive
+    dtype=dtype) (the loss may also follow the block); backward through scaler.scale(loss); if max_norm is not None (it is None or a positive
     number), scaler.unscale_(optimizer) then clip the gradients' total norm to max_norm;
     scaler.step(optimizer); scaler.update().
     Returns the loss before the step (not scaled) as a Python float; the parameters stay float32."""
@@ -432,9 +486,30 @@ def scaled_train_step(model, x, y, optimizer, scaler, criterion, device_type,
 
 # %% nbgrader={"grade": true, "grade_id": "test_scaled_train_step", "locked": true, "points": 4, "schema_version": 3, "solution": false}
 import copy
+import math
 import warnings
 from gpucourse.amp import OpDtypes
-from gpucourse.checks import Check
+from gpucourse.checks import Check, CheckFailed
+
+#: GradScaler's own complaints, and the docstring's words for what each means
+_SCALER_SAYS = [("_scale is None", "Backward through scaler.scale(loss): without it GradScaler has no scale for the step."),
+                ("No inf checks were recorded", "Call scaler.step(optimizer), not optimizer.step(): scaler.step checks "
+                                                "the gradients for inf/NaN before scaler.update()."),
+                ("unscale FP16 gradients", "Keep the parameters float32: GradScaler refuses float16 gradients.")]
+
+def _step(*args, **kwargs):
+    """Call scaled_train_step; an error GradScaler raises becomes the hint for the step it says is missing."""
+    try:
+        return scaled_train_step(*args, **kwargs)
+    except (AssertionError, ValueError) as error:
+        for words, hint in _SCALER_SAYS:
+            if words in str(error):
+                raise CheckFailed(f"{hint} (GradScaler said: {error})") from None
+        raise
+
+def _moved(model, start):
+    """How far a step moved the parameters: the norm of the change, over all of them."""
+    return math.sqrt(sum(((p.detach() - q) ** 2).sum().item() for p, q in zip(model.parameters(), start)))
 
 with Check("scaled_train_step") as check, warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -443,33 +518,37 @@ with Check("scaled_train_step") as check, warnings.catch_warnings():
     x, y = torch.randn(10, 6), torch.randint(0, 3, (10,))
     # a clean step
     model = mlp()
-    with torch.no_grad():
-        plain_loss = torch.nn.functional.cross_entropy(model(x), y).item()   # float32, before the step
+    with torch.no_grad(), torch.autocast(device_type="cpu", dtype=torch.float16):
+        loss_before = torch.nn.functional.cross_entropy(model(x), y).item()   # this batch's loss, before the step
     before = copy.deepcopy(model.state_dict())
     scaler = torch.amp.GradScaler("cpu", init_scale=2.0**10, growth_interval=1)
-    loss = check.call(scaled_train_step, model, x, y, torch.optim.SGD(model.parameters(), lr=0.1), scaler,
-                      torch.nn.CrossEntropyLoss(), "cpu", dtype=torch.float16)
-    check.that(isinstance(loss, float), "Return the loss as a Python float (loss.item()).")
-    check.close(loss, plain_loss, "Return the batch's loss before the step, not the scaled loss.", rel=2e-2)
+    loss = _step(model, x, y, torch.optim.SGD(model.parameters(), lr=0.5), scaler, torch.nn.CrossEntropyLoss(),
+                 "cpu", dtype=torch.float16)
+    check.that(isinstance(loss, float), f"Return the loss as a Python float (loss.item()) (got {type(loss).__name__})")
     check.that(all(p.dtype == torch.float32 for p in model.parameters()), "Keep the parameters float32.")
+    # the dtype asked for is the one autocast uses
+    model = mlp()
+    with OpDtypes() as ops:
+        _step(model, x, y, torch.optim.SGD(model.parameters(), lr=0.1), torch.amp.GradScaler("cpu", init_scale=2.0**10),
+              torch.nn.CrossEntropyLoss(), "cpu", dtype=torch.float16)
+    check.that(any(op in ("addmm", "mm") and out == torch.float16 for op, _, out in ops.rows),
+               "With device_type='cpu' and dtype=torch.float16 the matrix multiplies must run in float16 on the CPU: "
+               "forward and loss under torch.autocast(device_type=device_type, dtype=dtype).")
+    check.that(not math.isclose(loss, loss_before * 2**10, rel_tol=1e-2),
+               "Return the unscaled loss, not the scaled loss (scaler.scale(loss) is the loss times the scale, "
+               f"2**10 here) (got {loss!r})")
+    check.close(loss, loss_before, "Return the batch's loss before the step (the optimizer step changes it).",
+                rel=2e-3)
     check.that(any(not torch.equal(before[k], v) for k, v in model.state_dict().items()),
                "A clean step must update the parameters: scaler.step(optimizer).")
     check.equal(scaler.get_scale(), 2.0**11, "After a clean step with growth_interval=1 the scale doubles: "
                 "end the step with scaler.update().")
-    # the dtype asked for is the one autocast uses
-    model = mlp()
-    with OpDtypes() as ops:
-        scaled_train_step(model, x, y, torch.optim.SGD(model.parameters(), lr=0.1),
-                          torch.amp.GradScaler("cpu", init_scale=2.0**10), torch.nn.CrossEntropyLoss(), "cpu",
-                          dtype=torch.float16)
-    check.that(any(op in ("addmm", "mm") and out == torch.float16 for op, _, out in ops.rows),
-               "With dtype=torch.float16 the matrix multiplies must run in float16: pass dtype to torch.autocast.")
     # a step whose scaled gradients overflow float16
     model = mlp()
     before = copy.deepcopy(model.state_dict())
     scaler = torch.amp.GradScaler("cpu", init_scale=2.0**40)
-    scaled_train_step(model, x, y, torch.optim.SGD(model.parameters(), lr=0.1), scaler, torch.nn.CrossEntropyLoss(),
-                      "cpu", dtype=torch.float16)
+    _step(model, x, y, torch.optim.SGD(model.parameters(), lr=0.1), scaler, torch.nn.CrossEntropyLoss(), "cpu",
+          dtype=torch.float16)
     check.that(all(torch.equal(before[k], v) for k, v in model.state_dict().items()),
                "With a scale of 2**40 the float16 gradients overflow and the step must be skipped: "
                "call scaler.step(optimizer), not optimizer.step().")
@@ -477,20 +556,32 @@ with Check("scaled_train_step") as check, warnings.catch_warnings():
     # clipping: with lr=1 and plain SGD the parameters move by exactly the clipped gradient norm
     model = mlp()
     start = [p.detach().clone() for p in model.parameters()]
-    scaled_train_step(model, x, y, torch.optim.SGD(model.parameters(), lr=1.0),
-                      torch.amp.GradScaler("cpu", init_scale=2.0**10), torch.nn.CrossEntropyLoss(), "cpu",
-                      dtype=torch.float16, max_norm=1e-3)
-    moved = torch.sqrt(sum(((p.detach() - q) ** 2).sum() for p, q in zip(model.parameters(), start))).item()
-    check.close(moved, 1e-3, "With max_norm=1e-3 and lr=1 the parameters must move by 1e-3: clip the true "
-                "gradients, after scaler.unscale_(optimizer), to max_norm.", rel=5e-2)
+    _step(model, x, y, torch.optim.SGD(model.parameters(), lr=1.0), torch.amp.GradScaler("cpu", init_scale=2.0**10),
+          torch.nn.CrossEntropyLoss(), "cpu", dtype=torch.float16, max_norm=1e-3)
+    moved = _moved(model, start)
+    check.that(moved <= 1e-3 * 1.05, "With max_norm=1e-3 and lr=1 the parameters may move by at most 1e-3: "
+               f"clip the gradients' total norm to max_norm (they moved by {moved:.3g}).")
+    check.that(moved >= 1e-3 * 0.95, "With max_norm=1e-3 and lr=1 the parameters must move by 1e-3: clip the true "
+               f"gradients, after scaler.unscale_(optimizer), to max_norm (they moved by {moved:.3g}).")
+    # no clipping when max_norm is None: the parameters move by the whole gradient's norm (here well above 1)
+    model = mlp()
+    big_x = x * 30
+    twin = copy.deepcopy(model)
+    torch.nn.functional.cross_entropy(twin(big_x), y).backward()
+    full = math.sqrt(sum((p.grad ** 2).sum().item() for p in twin.parameters()))
+    start = [p.detach().clone() for p in model.parameters()]
+    _step(model, big_x, y, torch.optim.SGD(model.parameters(), lr=1.0), torch.amp.GradScaler("cpu", init_scale=1.0),
+          torch.nn.CrossEntropyLoss(), "cpu", dtype=torch.float16)
+    check.close(_moved(model, start), full, f"With max_norm=None nothing is clipped: with lr=1 the parameters must "
+                f"move by the whole gradient's norm, {full:.3g} here.", rel=5e-2)
     # gradients left over from an earlier step (NaN here) must not reach this one
     model = mlp()
     for p in model.parameters():
         p.grad = torch.full_like(p, float("nan"))
     start = [p.detach().clone() for p in model.parameters()]
     scaler = torch.amp.GradScaler("cpu", init_scale=2.0**10, growth_interval=1)
-    scaled_train_step(model, x, y, torch.optim.SGD(model.parameters(), lr=0.1), scaler, torch.nn.CrossEntropyLoss(),
-                      "cpu", dtype=torch.float16)
+    _step(model, x, y, torch.optim.SGD(model.parameters(), lr=0.1), scaler, torch.nn.CrossEntropyLoss(), "cpu",
+          dtype=torch.float16)
     check.that(scaler.get_scale() == 2.0**11 and all(torch.isfinite(p).all() for p in model.parameters())
                and any(not torch.equal(p, q) for p, q in zip(model.parameters(), start)),
                "Gradients left from an earlier step must not count: zero them first (optimizer.zero_grad()).")
@@ -508,7 +599,7 @@ def _reference_step(model, x, y, optimizer, scaler, criterion, device_type, dtyp
     scaler.update()
     return loss.item()
 
-def _compare(device_type, dtype, max_norm, init_scale, steps, d=6, h=8, k=3, n=10):
+def _compare(device_type, dtype, max_norm, init_scale, steps, d=6, h=8, k=3, n=10, x_scale=1.0):
     """Run the student's step and the reference side by side on copies; return both histories."""
     model = torch.nn.Sequential(torch.nn.Linear(d, h), torch.nn.ReLU(), torch.nn.Linear(h, k)).to(device_type)
     for p in model.parameters():
@@ -518,7 +609,7 @@ def _compare(device_type, dtype, max_norm, init_scale, steps, d=6, h=8, k=3, n=1
     scalers = [torch.amp.GradScaler(device_type, init_scale=init_scale, growth_interval=2) for _ in range(2)]
     losses = [[], []]
     for _ in range(steps):
-        x = torch.randn(n, d, device=device_type)
+        x = torch.randn(n, d, device=device_type) * x_scale
         y = torch.randint(0, k, (n,), device=device_type)
         losses[0].append(scaled_train_step(model, x, y, opts[0], scalers[0], torch.nn.CrossEntropyLoss(),
                                            device_type, dtype=dtype, max_norm=max_norm))
@@ -531,15 +622,18 @@ with warnings.catch_warnings():
     _cases = [("cpu", torch.float16, None, 2.0**8), ("cpu", torch.float16, 0.05, 2.0**12),
               ("cpu", torch.float16, 1e6, 2.0**12), ("cpu", torch.bfloat16, 0.05, 2.0**16),
               ("cpu", torch.float16, None, 2.0**40),        # overflows: steps skipped, scale backs off
-              ("cpu", torch.float16, 0.05, 2.0**40)]
+              ("cpu", torch.float16, 0.05, 2.0**40),
+              ("cpu", torch.float16, None, 1.0, 30.0)]     # large gradients, not clipped: max_norm is None
     if torch.cuda.is_available():
         _cases += [("cuda", torch.float16, None, 2.0**12), ("cuda", torch.float16, 0.05, 2.0**40)]
     from gpucourse.checks import requirement as _requirement
     for _case in _cases:
         _dims = [int(v) for v in torch.randint(3, 12, (3,))]
-        _what = f"{_case[0]}, {_case[1]}, max_norm={_case[2]}, init_scale={_case[3]:g}"
+        _what = f"{_case[0]}, {_case[1]}, max_norm={_case[2]}, init_scale={_case[3]:g}" + (
+            f", inputs x {_case[4]:g}" if len(_case) > 4 else "")
         with _requirement(f"three canonical steps ({_what}) run"):
-            _model, _twin, _scalers, _losses = _compare(*_case, steps=3, d=_dims[0], h=_dims[1], k=_dims[2])
+            _model, _twin, _scalers, _losses = _compare(*_case[:4], steps=3, d=_dims[0], h=_dims[1], k=_dims[2],
+                                                        x_scale=_case[4] if len(_case) > 4 else 1.0)
         with _requirement(f"each step returns the unscaled loss as a Python float ({_what})"):
             assert all(isinstance(v, float) for v in _losses[0]), f"got {_losses[0]!r}"
             assert all(abs(a - b) <= 1e-4 * max(1.0, abs(b)) for a, b in zip(*_losses)), \
@@ -665,6 +759,53 @@ with warnings.catch_warnings():
 # +    optimizer.zero_grad(set_to_none=True)
 # ```
 #
+# **mistake `tensor-loss`**, loses `test_scaled_train_step`: returns the loss tensor (detached), not a Python float
+# ```diff
+# @@
+# -    return loss.item()
+# +    return loss.detach()
+# ```
+#
+# **mistake `loss-after-step`**, loses `test_scaled_train_step`: reports the loss measured again after the step
+# ```diff
+# @@
+#      scaler.update()
+# -    return loss.item()
+# +    with torch.no_grad(), torch.autocast(device_type=device_type, dtype=dtype):
+# +        return criterion(model(x), y).item()
+# ```
+#
+# **mistake `half-model`**, loses `test_scaled_train_step`: casts the model to dtype, as if mixed precision meant 16-bit parameters
+# ```diff
+# @@
+#      optimizer.zero_grad(set_to_none=True)
+# +    model.to(dtype)
+# ```
+#
+# **mistake `autocast-cuda`**, loses `test_scaled_train_step`: autocasts for CUDA whatever device_type it is given
+# ```diff
+# @@
+# -    with torch.autocast(device_type=device_type, dtype=dtype):
+# +    with torch.autocast(device_type="cuda", dtype=dtype):
+# ```
+#
+# **mistake `clip-value`**, loses `test_scaled_train_step`: clips each gradient entry to max_norm, not the total norm
+# ```diff
+# @@
+# -        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+# +        torch.nn.utils.clip_grad_value_(model.parameters(), max_norm)
+# ```
+#
+# **mistake `clip-default`**, loses `test_scaled_train_step`: clips to 1.0 when max_norm is None, as module 6 did
+# ```diff
+# @@
+# -    if max_norm is not None:
+# -        scaler.unscale_(optimizer)
+# -        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+# +    scaler.unscale_(optimizer)
+# +    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0 if max_norm is None else max_norm)
+# ```
+#
 # **alternative `clip-if`**: zero_grad() keeps zeros, float(loss.detach())
 # ```python
 # def scaled_train_step(model, x, y, optimizer, scaler, criterion, device_type,
@@ -719,6 +860,42 @@ with warnings.catch_warnings():
 #     print(f"loss {value:.4f}, scale {scaler.get_scale():g}")
 #     return value
 # ```
+#
+# **alternative `unscale-always`**: unscale_ on every step, clip only with a max_norm (step then does not unscale again)
+# ```python
+# def scaled_train_step(model, x, y, optimizer, scaler, criterion, device_type,
+#                       dtype=torch.float16, max_norm=None) -> float:
+#     optimizer.zero_grad(set_to_none=True)
+#     with torch.autocast(device_type=device_type, dtype=dtype):
+#         loss = criterion(model(x), y)
+#     scaler.scale(loss).backward()
+#     scaler.unscale_(optimizer)
+#     if max_norm is not None:
+#         torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+#     scaler.step(optimizer)
+#     scaler.update()
+#     return loss.item()
+# ```
+#
+# **clauses of `scaled_train_step`**
+# - "One mixed-precision training step with a gradient scaler": no requirement (a summary: the next sentence states each part of the step, one clause each)
+# - "returns the unscaled loss as a float": visible "Return the unscaled loss, not the scaled loss" by `scaled-loss-returned`
+# - "In order: zero the gradients": visible "zero them first" by `no-zero-grad`, `zero-grad-last`
+# - "forward and loss under torch.autocast(device_type=device_type, dtype=dtype)": visible "forward and loss under torch.autocast(device_type=device_type, dtype=dtype)" by `ignores-dtype`, `autocast-cuda`
+# - "(the loss may also follow the block)": allows `loss-after`
+# - "backward through scaler.scale(loss)": visible "Backward through scaler.scale(loss)" by `unscaled-backward`
+# - "if max_norm is not None": visible "With max_norm=None nothing is clipped" by `clip-default`
+# - "(it is None or a positive number)": allows `clip-if`
+# - "scaler.unscale_(optimizer) then clip": visible "after scaler.unscale_(optimizer)" by `clip-scaled`, `clip-then-unscale`
+# - "scaler.unscale_(optimizer)": allows `unscale-always`
+# - "clip the gradients' total norm to max_norm": visible "clip the gradients' total norm to max_norm" by `clip-value`
+# - "scaler.step(optimizer)": visible "Call scaler.step(optimizer), not optimizer.step()" by `optimizer-step`
+# - "scaler.update().": visible "end the step with scaler.update()" by `no-update`
+# - "Returns the loss before the step": visible "Return the batch's loss before the step" by `loss-after-step`
+# - "(not scaled)": visible "not the scaled loss" by `scaled-loss-returned`
+# - "as a Python float": visible "Return the loss as a Python float" by `tensor-loss`
+# - "the parameters stay float32": visible "Keep the parameters float32" by `half-model`
+# - "zero the gradients": allows `param-list`
 
 # %% [markdown] id="s5"
 # ## 4. The scaler's rules, by running them
@@ -931,20 +1108,31 @@ def _typed(out):
 
 with Check("next_scale") as check:
     out = check.call(next_scale, 8.0, 0, False)
-    check.that(_typed(out), f"Return a tuple (scale as a Python float, tracker as a Python int) (got {out!r})")
-    check.that(_typed(next_scale(8.0, 3, True)), "On inf too, return (a Python float, a Python int).")
+    check.that(isinstance(out, tuple) and len(out) == 2, f"Return a tuple (scale, growth_tracker) (got {out!r})")
+    for args in [(8.0, 0, False), (8.0, 3, True), (8.0, 2, False, 2.0, 0.5, 3)]:
+        out = next_scale(*args)
+        check.that(isinstance(out[0], float), f"Return the scale as a Python float (next_scale{args} gave {out!r})")
+        check.that(isinstance(out[1], int) and not isinstance(out[1], bool),
+                   f"Return the tracker as a Python int (next_scale{args} gave {out!r})")
     check.that(_typed(next_scale(1024, 0, False)) and _typed(next_scale(1024, 1, False, growth_interval=9)),
                "Return the scale as a Python float even when the scale you are given is an int and stays as it is.")
-    check.equal(next_scale(65536.0, 5, True), (32768.0, 0),
-                "On inf: multiply the scale by backoff_factor (0.5 by default) and set the tracker back to 0.")
-    check.equal(next_scale(64.0, 1, True, growth_factor=4.0, backoff_factor=0.5), (32.0, 0),
+    check.equal(next_scale(65536.0, 5, True)[0], 32768.0,
+                "On inf: multiply the scale by backoff_factor (0.5 by default).")
+    check.equal(next_scale(64.0, 1, True, growth_factor=4.0, backoff_factor=0.5)[0], 32.0,
                 "On inf the scale is multiplied by backoff_factor (here 0.5), whatever growth_factor is.")
-    check.equal(next_scale(64.0, 1, True, backoff_factor=0.25), (16.0, 0),
+    check.equal(next_scale(64.0, 1, True, backoff_factor=0.25)[0], 16.0,
                 "On inf the scale is multiplied by the backoff_factor you are given (here 0.25).")
-    check.equal(next_scale(65536.0, 5, False), (65536.0, 6), "A clean step counts one more, the scale stays.")
-    check.equal(next_scale(64.0, 2, False, growth_factor=4.0, growth_interval=3), (256.0, 0),
-                "When the tracker reaches growth_interval (the 3rd clean step here), multiply the scale by "
-                "growth_factor (here 4.0) and set the tracker back to 0.")
+    check.equal(next_scale(65536.0, 5, True)[1], 0, "On inf the tracker goes back to 0.")
+    check.equal(next_scale(64.0, 5, False, growth_interval=9)[0], 64.0,
+                "Before the tracker reaches growth_interval the scale stays as it is.")
+    check.equal(next_scale(64.0, 5, False, growth_interval=9)[1], 6,
+                "A clean step: the tracker counts one more clean step (5 becomes 6).")
+    grown = next_scale(64.0, 2, False, growth_factor=4.0, growth_interval=3)
+    check.that(grown[0] != 64.0,
+               f"When the tracker reaches growth_interval (the 3rd clean step here), the scale grows (got {grown!r})")
+    check.equal(grown[0], 256.0, "When the tracker reaches growth_interval, multiply the scale by growth_factor "
+                "(here 4.0).")
+    check.equal(grown[1], 0, "When the scale grows, set the tracker back to 0.")
     flags = [False, True, False, False, False, True, False, False, False, False]
     real = drive_grad_scaler(flags, init_scale=8.0, growth_factor=4.0, backoff_factor=0.5, growth_interval=3)
     mine = _replay(flags, 8.0, growth_factor=4.0, backoff_factor=0.5, growth_interval=3)
@@ -980,6 +1168,15 @@ with _requirement("the defaults: growth_interval 2000, growth_factor 2.0, backof
     assert next_scale(_s, _t, False) == (131072.0, 0), \
         f"the 2000th clean step gave {next_scale(_s, _t, False)}, expected (131072.0, 0)"
     assert next_scale(_s, _t, True) == (32768.0, 0), f"an inf gave {next_scale(_s, _t, True)}, expected (32768.0, 0)"
+_gf, _gi = _rng.choice([1.5, 3.0, 4.0]), _rng.randint(2, 6)
+with _requirement(f"a clean step counts one more; the {_gi}th grows the scale by growth_factor={_gf} "
+                  "and resets the tracker"):
+    _s, _t = 5.0, 0
+    for _k in range(1, _gi):
+        _s, _t = next_scale(_s, _t, False, growth_factor=_gf, growth_interval=_gi)
+        assert (_s, _t) == (5.0, _k), f"after {_k} clean steps got {(_s, _t)}, expected (5.0, {_k})"
+    _out = next_scale(_s, _t, False, growth_factor=_gf, growth_interval=_gi)
+    assert math.isclose(_out[0], 5.0 * _gf, rel_tol=1e-5) and _out[1] == 0, f"got {_out}, expected ({5.0 * _gf}, 0)"
 with _requirement("returns (a Python float, a Python int)"):
     _int_scale = _rng.choice([2**10, 2**16, 3, 7])   # an int scale: the result is a float in every branch
     for _args in [(1.0, 0, False), (3.0, 2, True), (8.0, 0, False, 2.0, 0.5, 1), (_int_scale, 0, False),
@@ -1078,6 +1275,21 @@ with _requirement("returns (a Python float, a Python int)"):
 # +    return torch.tensor(scale), int(growth_tracker)
 # ```
 #
+# **mistake `tracker-unchanged`**, loses `test_next_scale`: counts the clean step in the comparison but hands back the tracker it was given
+# ```diff
+# @@
+# -    growth_tracker += 1
+# -    if growth_tracker == growth_interval:
+# +    if growth_tracker + 1 == growth_interval:
+# ```
+#
+# **mistake `fixed-growth`**, loses `test_next_scale`: always doubles on growth, whatever growth_factor is
+# ```diff
+# @@
+# -        return float(scale * growth_factor), 0
+# +        return float(scale * 2), 0
+# ```
+#
 # **alternative `branches`**: one branch per case, >= for the interval
 # ```python
 # def next_scale(scale, growth_tracker, found_inf, growth_factor=2.0, backoff_factor=0.5,
@@ -1131,6 +1343,34 @@ with _requirement("returns (a Python float, a Python int)"):
 #     factor = np.float32(growth_factor) if grows else np.float32(1.0)
 #     return float(s32 * factor), int(tracker)
 # ```
+#
+# **alternative `keep-finite`**: a growth that would overflow float32 keeps the scale, as GradScaler's kernel does
+# ```python
+# def next_scale(scale, growth_tracker, found_inf, growth_factor=2.0, backoff_factor=0.5,
+#                growth_interval=2000):
+#     if found_inf:
+#         return float(scale) * backoff_factor, 0
+#     if growth_tracker + 1 < growth_interval:
+#         return float(scale), growth_tracker + 1
+#     grown = torch.tensor(float(scale) * growth_factor, dtype=torch.float32)
+#     return (float(grown) if torch.isfinite(grown) else float(scale)), 0
+# ```
+#
+# **clauses of `next_scale`**
+# - "The (scale, growth_tracker) after one GradScaler.update(), given whether an inf/NaN was found.": no requirement (a summary: the next sentences state each part of the pair, one clause each)
+# - "found_inf: (scale * backoff_factor": visible "On inf the scale is multiplied by the backoff_factor you are given" by `fixed-backoff`
+# - "scale * backoff_factor": visible "whatever growth_factor is" by `divide-by-growth`
+# - "found_inf: (scale * backoff_factor, 0).": visible "On inf the tracker goes back to 0" by `tracker-not-reset`
+# - "Otherwise the tracker counts one more clean step": visible "the tracker counts one more clean step" by `tracker-unchanged`
+# - "when it reaches growth_interval": visible "When the tracker reaches growth_interval (the 3rd clean step here), the scale grows" by `off-by-one`
+# - "(scale * growth_factor, 0)": visible "multiply the scale by growth_factor" by `fixed-growth`
+# - "when it reaches growth_interval: (scale * growth_factor, 0)": visible "When the scale grows, set the tracker back to 0" by `no-reset-after-growth`
+# - "before that: (scale, growth_tracker + 1).": visible "the scale stays as it is" by `grow-every-step`
+# - "Returns the scale as a Python float": visible "Return the scale as a Python float" by `int-scale`, `tensor-scale`
+# - "(also when it is given as an int)": visible "even when the scale you are given is an int" by `int-passthrough`
+# - "the tracker as a Python int": visible "Return the tracker as a Python int" by `float-tracker`
+# - "Scales are compared with GradScaler's (float32) to a relative 1e-5": allows `tensor-math`, `numpy-float32`, `branches`
+# - "a growth that would leave it may keep the scale or not": allows `branches`, `keep-finite`
 
 # %% id="ex3-overlay"
 # Your rule replayed on the run of section 5: it should follow the real scaler exactly.
