@@ -381,52 +381,73 @@ from gpucourse.fakes import RecordTransfers
 with Check("to_device") as check:
     batch = (torch.randn(2, 3), torch.tensor([1, 0]))
     moved = check.call(to_device, batch, "meta")
-    check.that(isinstance(moved, tuple) and len(moved) == 2, "A tuple (x, y) must come back as a tuple of two.")
-    check.that(all(t.device.type == "meta" for t in moved), "Every tensor in the tuple must be on the new device.")
-    check.that(batch[0].device.type == "cpu", "Do not change the input; return new containers.")
-    moved = to_device({"label": 3, "image": torch.ones(1)}, "meta")
+    check.that(isinstance(moved, tuple) and len(moved) == 2,
+               "A tuple comes back as a new tuple: (x, y) must come back as a tuple of two.")
+    check.that(all(t.device.type == "meta" for t in moved),
+               "Every tensor inside is moved to device: both tensors of the tuple must be on the new device.")
+    check.that(batch[0].device.type == "cpu", "obj itself is not modified: return new containers.")
+    label = 3
+    moved = to_device({"label": label, "image": torch.ones(1)}, "meta")
     check.that(isinstance(moved, dict) and moved["image"].device.type == "meta",
-               "Tensors inside a dict must be moved too.")
-    check.equal(list(moved), ["label", "image"], "A dict keeps its keys in their order: do not sort them.")
-    check.equal(moved["label"], 3, "Objects that are not tensors come back untouched.")
+               "Every tensor inside is moved to device: the tensors inside a dict too.")
+    check.equal(list(moved), ["label", "image"],
+                "A dict comes back as a new dict with the same keys in the same order: do not sort or drop them.")
+    check.that(moved["label"] is label,
+               "Other objects (numbers, strings, None) are returned as they are: the number 3 must come back as 3.")
+    items = [torch.zeros(2), "note", None]
+    moved = to_device(items, "meta")
+    check.that(items[0].device.type == "cpu" and type(items[1]) is str,
+               "obj itself and the containers inside it are not modified: build a new list, do not assign into "
+               "the old one.")
+    check.that(type(moved) is list and moved is not items and moved[0].device.type == "meta",
+               "A list comes back as a new list (not a tuple, not the same list) with its tensors moved.")
     inner = [torch.zeros(2), (torch.ones(1),)]
     nested = {"x": torch.zeros(3), "rest": inner}
     moved = to_device(nested, "meta")
     check.that(isinstance(moved["rest"], list) and moved["rest"][0].device.type == "meta"
                and moved["rest"][1][0].device.type == "meta",
-               "Tensors inside lists inside dicts must be moved too: call to_device on every item.")
+               "Every tensor inside nested lists, tuples and dicts is moved: tensors inside lists inside dicts "
+               "must be moved too (call to_device on every item).")
     check.that(nested["x"].device.type == "cpu" and nested["rest"] is inner and inner[0].device.type == "cpu",
-               "Do not change the input: build new dicts and lists instead of assigning into the old ones.")
+               "obj itself and the containers inside it are not modified: build new dicts and lists instead of "
+               "assigning into the old ones.")
     empty_list, empty_dict = [], {}
-    check.that(to_device(empty_list, "meta") is not empty_list and to_device(empty_dict, "meta") is not empty_dict,
-               "A list comes back as a new list and a dict as a new dict, empty ones included.")
+    check.that(to_device(empty_list, "meta") is not empty_list,
+               "A list comes back as a new list, an empty one included.")
+    check.that(to_device(empty_dict, "meta") is not empty_dict,
+               "A dict comes back as a new dict, an empty one included.")
     with RecordTransfers() as moves:
         to_device(nested, "meta", non_blocking=True)
     check.that(len(moves.transfers) >= 3 and moves.all_non_blocking,
-               "Pass non_blocking on to every Tensor.to call, however deep the tensor sits.")
+               "non_blocking is passed to every Tensor.to call, however deep the tensor sits.")
     with RecordTransfers() as moves:
         to_device(nested, "meta")
     check.that(len(moves.transfers) >= 3 and not any(t.non_blocking for t in moves.transfers),
-               "non_blocking is False unless the caller asks for it: pass the argument on, not a constant.")
+               "non_blocking is passed to every Tensor.to call: it is False unless the caller asks for it, so pass "
+               "the argument on, not a constant.")
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
-with _requirement("to_device moves every tensor, keeps list, tuple and dict (keys in order), leaves its "
-                  "input unchanged and passes non_blocking on"):
+with _requirement("to_device moves every tensor, keeps list, tuple and dict (keys in order), returns other "
+                  "objects as they are, leaves its input unchanged and passes non_blocking on"):
     import random as _random
     _rng = _random.Random()
     _leaf = [torch.randn(_rng.randint(1, 4)) for _ in range(4)]
     _keys = ["a", "b", "d"]
-    _rng.shuffle(_keys)
-    _parts = {"a": [_leaf[0], (_leaf[1], "text", None)], "b": {"c": _leaf[2], "n": 7}, "d": [[_leaf[3]]]}
+    while _keys == sorted(_keys):  # an order sorting would change, so that a sorting answer never passes by chance
+        _rng.shuffle(_keys)
+    _number, _text = _rng.randint(1000, 10**6), "text"  # a large int: "as they are" is the same object
+    _parts = {"a": [_leaf[0], (_leaf[1], _text, None)], "b": {"n": _number, "c": _leaf[2]}, "d": [[_leaf[3]]]}
     _nested = {_k: _parts[_k] for _k in _keys}
     _out = to_device(_nested, "meta")
-    assert type(_out) is dict and list(_out) == _keys, "a dict comes back as a dict, same keys in the same order"
+    assert type(_out) is dict and list(_out) == _keys and type(_out["b"]) is dict and list(_out["b"]) == ["n", "c"], \
+        "a dict comes back as a dict, same keys in the same order"
     assert type(_out["a"]) is list and type(_out["a"][1]) is tuple and type(_out["b"]) is dict, \
         "lists stay lists, tuples stay tuples, dicts stay dicts"
     assert _out["a"][0].device.type == "meta" and _out["a"][1][0].device.type == "meta", "every tensor moved"
     assert _out["b"]["c"].device.type == "meta" and _out["d"][0][0].device.type == "meta", "every tensor moved"
-    assert _out["a"][1][1] == "text" and _out["a"][1][2] is None and _out["b"]["n"] == 7, "non-tensors untouched"
+    assert _out["a"][1][1] is _text and _out["a"][1][2] is None and _out["b"]["n"] is _number, \
+        "other objects (numbers, strings, None) are returned as they are"
     assert tuple(_out["b"]["c"].shape) == tuple(_leaf[2].shape), "a moved tensor keeps its shape"
     # the input is untouched, down to the inner containers
     assert _nested["a"] is _parts["a"] and _parts["a"][0] is _leaf[0] and _parts["b"]["c"] is _leaf[2] \
@@ -528,6 +549,39 @@ with _requirement("to_device moves every tensor, keeps list, tuple and dict (key
 # +        return obj  # nothing to move
 # ```
 #
+# **mistake `one-level`**, loses `test_to_device`: moves the tensors of a list or tuple one level deep; a container inside one keeps its tensors where they were
+# ```diff
+# @@
+# -        return type(obj)(to_device(item, device, non_blocking) for item in obj)
+# +        return type(obj)(item.to(device, non_blocking=non_blocking) if isinstance(item, torch.Tensor) else item
+# +                         for item in obj)
+# ```
+#
+# **mistake `list-to-tuple`**, loses `test_to_device`: lists come back as tuples (a batch is a tuple)
+# ```diff
+# @@
+# -        return type(obj)(to_device(item, device, non_blocking) for item in obj)
+# +        return tuple(to_device(item, device, non_blocking) for item in obj)
+# ```
+#
+# **mistake `numbers-to-tensors`**, loses `test_to_device`: turns numbers into tensors on the device (labels as tensors)
+# ```diff
+# @@
+#          return type(obj)(to_device(item, device, non_blocking) for item in obj)
+# +    if isinstance(obj, (int, float)):
+# +        return torch.tensor(obj, device=device)
+#      return obj
+# ```
+#
+# **mistake `empty-dict-as-is`**, loses `test_to_device`: returns an empty dict itself, not a new one
+# ```diff
+# @@
+#      if isinstance(obj, dict):
+# +        if not obj:
+# +            return obj  # nothing to move
+#          return type(obj)((key, to_device(value, device, non_blocking)) for key, value in obj.items())
+# ```
+#
 # **alternative `match-type`**: a match statement, keyword arguments
 # ```python
 # def to_device(obj, device, non_blocking=False):
@@ -595,6 +649,17 @@ with _requirement("to_device moves every tensor, keeps list, tuple and dict (key
 #         return dict((k, to_device(v, device, non_blocking)) for k, v in obj.items())
 #     return obj
 # ```
+#
+# **clauses of `to_device`**
+# - "Return obj with every tensor inside (nested lists, tuples, dicts) moved to device.": visible "Every tensor inside nested lists, tuples and dicts is moved" by `one-level`
+# - "A list comes back as a new list": visible "A list comes back as a new list" by `list-to-tuple`, `empty-as-is`
+# - "a tuple as a new tuple": visible "A tuple comes back as a new tuple" by `tuple-to-list`
+# - "a dict as a new dict": visible "A dict comes back as a new dict" by `empty-dict-as-is`
+# - "with the same keys in the same order": visible "with the same keys in the same order" by `sorted-keys`
+# - "other objects (numbers, strings, None) are returned as they are.": visible "Other objects (numbers, strings, None) are returned as they are" by `numbers-to-tensors`
+# - "Only the built-in list, tuple and dict count: their subclasses (OrderedDict, defaultdict, namedtuple) are not part of this contract and no check uses them.": allows `keeps-subclasses`, `helper-underscore`
+# - "obj itself and the containers inside it are not modified.": visible "obj itself and the containers inside it are not modified" by `mutates-input`
+# - "non_blocking is passed to every Tensor.to call.": visible "non_blocking is passed to every Tensor.to call" by `non-blocking-dropped`, `always-non-blocking`
 
 # %% [markdown] id="ex3"
 # ## Exercise 3: `train_one_epoch` (3 points)
@@ -646,6 +711,34 @@ from gpucourse.checks import Check
 from gpucourse.fakes import RecordTransfers
 from gpucourse.testing import ModeProbe, toy_loader
 
+class CountingSGD(torch.optim.SGD):
+    """SGD that counts its steps."""
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.steps = 0
+
+    def step(self, *args, **kwargs):
+        self.steps += 1
+        return super().step(*args, **kwargs)
+
+
+class CountingLoader:
+    """A loader that counts the batches drawn from it (len and every other attribute are the loader's)."""
+    def __init__(self, loader):
+        self.loader, self.drawn = loader, 0
+
+    def __iter__(self):
+        for batch in self.loader:
+            self.drawn += 1
+            yield batch
+
+    def __len__(self):
+        return len(self.loader)
+
+    def __getattr__(self, name):
+        return getattr(self.loader, name)
+
+
 with Check("train_one_epoch") as check:
     loader = toy_loader(n=10, batch_size=4, features=4, classes=3, seed=0)  # batches of 4, 4, 2
     x_all, y_all = loader.dataset.tensors
@@ -657,32 +750,38 @@ with Check("train_one_epoch") as check:
     with RecordTransfers() as moves:
         loss = check.call(train_one_epoch, model, loader, torch.optim.SGD(model.parameters(), lr=0.0),
                           torch.nn.CrossEntropyLoss(), "cpu")
-    check.that(isinstance(loss, float), "Return a Python float: use loss.item(), not the loss tensor.")
-    check.that(model.seen_modes and all(model.seen_modes), "Put the model in training mode before the loop.")
+    check.that(isinstance(loss, float), "Return the mean loss per example as a float: use loss.item(), not the "
+               "loss tensor.")
+    check.that(model.seen_modes and all(model.seen_modes),
+               "Every forward pass runs in training mode: call model.train() before the loop.")
     check.close(loss, math.log(3), "A model that scores the 3 classes equally has a loss of ln(3) on every batch, "
                 "so the mean loss per example must be ln(3).", rel=1e-5)
     check.that(sum(t.non_blocking for t in moves.transfers) >= 2 * len(loader),
-               "Move every batch's x and y with .to(device, non_blocking=True).")
+               "Each batch (x, y) is moved with non_blocking=True: x.to(device, non_blocking=True), y too.")
     # With lr=0 nothing changes, so the mean loss per example is the loss of all 10 examples at once.
     model = torch.nn.Linear(4, 3)
     with torch.no_grad():
         whole = torch.nn.functional.cross_entropy(model(x_all), y_all).item()
     loss = train_one_epoch(model, loader, torch.optim.SGD(model.parameters(), lr=0.0), torch.nn.CrossEntropyLoss(),
                            "cpu")
-    check.close(loss, whole, "With lr=0 the mean loss per example must equal the loss of the whole data set: weight "
-                "each batch's mean loss by its size (the last batch has 2 examples).", rel=1e-5)
+    check.close(loss, whole, "Return the mean loss per example: with lr=0 it equals the loss of the whole data set; "
+                "weight each batch's mean loss by its size (the last batch has 2 examples).", rel=1e-5)
     before = copy.deepcopy(model.state_dict())
-    train_one_epoch(model, loader, torch.optim.SGD(model.parameters(), lr=0.1), torch.nn.CrossEntropyLoss(), "cpu")
-    check.that(any(not torch.equal(before[k], v) for k, v in model.state_dict().items()),
-               "With lr=0.1 the parameters must change: call loss.backward() and optimizer.step() for every batch.")
+    counted, optimizer = CountingLoader(loader), CountingSGD(model.parameters(), lr=0.1)
+    train_one_epoch(model, counted, optimizer, torch.nn.CrossEntropyLoss(), "cpu")
+    check.equal(counted.drawn, len(loader), "Train model for one pass over loader: draw each of its 3 batches once.")
+    check.that(optimizer.steps == len(loader) and any(not torch.equal(before[k], v)
+                                                       for k, v in model.state_dict().items()),
+               "For every batch: zero the gradients, forward, loss, backward, optimizer step: one "
+               "optimizer.step() per batch, and with lr=0.1 the parameters must change.")
     # A loader that drops its short last batch yields 8 of the 10 examples: the mean is over those 8.
     short = torch.utils.data.DataLoader(loader.dataset, batch_size=4, drop_last=True)
     with torch.no_grad():
         seen = torch.nn.functional.cross_entropy(model(x_all[:8]), y_all[:8]).item()
     loss = train_one_epoch(model, short, torch.optim.SGD(model.parameters(), lr=0.0), torch.nn.CrossEntropyLoss(),
                            "cpu")
-    check.close(loss, seen, "With drop_last=True the loader yields 8 of the 10 examples: divide by the examples "
-                "you trained on, not by len(loader.dataset).", rel=1e-5)
+    check.close(loss, seen, "The mean is over the examples the loader yielded: with drop_last=True it yields 8 of "
+                "the 10, so divide by the examples you trained on, not by len(loader.dataset).", rel=1e-5)
     # Leftover gradients from earlier work, and a loss whose gradient is zero: zeroing before each backward
     # leaves nothing for SGD to apply, so the parameters must not move.
     for p in model.parameters():
@@ -691,7 +790,7 @@ with Check("train_one_epoch") as check:
     train_one_epoch(model, loader, torch.optim.SGD(model.parameters(), lr=0.1), lambda out, y: 0.0 * out.sum(), "cpu")
     check.that(all(torch.equal(before[k], v) for k, v in model.state_dict().items()),
                "The model came with leftover gradients and the loss has zero gradient, yet the parameters moved: "
-               "zero the gradients before each backward, not after the step.")
+               "gradients are zeroed before each backward, not after the step.")
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -895,6 +994,31 @@ with _requirement("train_one_epoch trains in training mode, moves batches with n
 # +        optimizer.zero_grad(set_to_none=True)
 # ```
 #
+# **mistake `step-after-loop`**, loses `test_train_one_epoch`: optimizer.step() slipped out of the loop: one step per epoch
+# ```diff
+# @@
+#          loss.backward()
+# -        optimizer.step()
+#          total_loss += loss.item() * x.size(0)
+#          total_examples += x.size(0)
+# +    optimizer.step()
+#      return total_loss / total_examples
+# ```
+#
+# **mistake `second-pass-loss`**, loses `test_train_one_epoch`: trains, then measures the mean loss in a second pass over the loader
+# ```diff
+# @@
+#          optimizer.step()
+# -        total_loss += loss.item() * x.size(0)
+# -        total_examples += x.size(0)
+# +    with torch.no_grad():  # the loss of the trained model
+# +        for x, y in loader:
+# +            x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+# +            total_loss += criterion(model(x), y).item() * x.size(0)
+# +            total_examples += x.size(0)
+#      return total_loss / total_examples
+# ```
+#
 # **alternative `float64-sum`**: accumulates in float64 tensors, counts the examples in a tensor too
 # ```python
 # def train_one_epoch(model, loader, optimizer, criterion, device) -> float:
@@ -951,6 +1075,20 @@ with _requirement("train_one_epoch trains in training mode, moves batches with n
 #     print(f"epoch done: {len(losses)} batches")
 #     return sum(l * n for l, n in zip(losses, sizes)) / sum(sizes)
 # ```
+#
+# **clauses of `train_one_epoch`**
+# - "Train model for one pass over loader on device": visible "Train model for one pass over loader" by `second-pass-loss`
+# - "on device": allows `model-to-device`
+# - "return the mean loss per example": visible "weight each batch's mean loss by its size" by `mean-of-batch-means`
+# - "(a float).": visible "as a float" by `returns-tensor`
+# - "Every forward pass runs in training mode": visible "Every forward pass runs in training mode" by `no-train-mode`
+# - "(the mode left afterwards is free).": allows `zero-before-and-after`
+# - "Each batch (x, y) is moved with non_blocking=True.": visible "Each batch (x, y) is moved with non_blocking=True" by `blocking-transfer`
+# - "For every batch: zero the gradients, forward, loss, backward, optimizer step": visible "optimizer.step() per batch" by `step-after-loop`
+# - "zero the gradients": allows `sum-reduction`, `float64-sum`
+# - "gradients are zeroed before each backward, so the model's leftover gradients never reach a step.": visible "gradients are zeroed before each backward" by `zero-grad-after-step`, `no-zero-grad`
+# - "criterion returns the mean loss of a batch (reduction="mean").": no requirement (it says what the caller's criterion returns; what the answer does with it is the clause on the mean loss per example)
+# - "The mean is over the examples the loader yielded, which may be fewer than len(loader.dataset).": visible "The mean is over the examples the loader yielded" by `loss-over-dataset-length`
 
 # %% [markdown] id="ex4"
 # ## Exercise 4: `evaluate` (2 points)
@@ -987,28 +1125,45 @@ def evaluate(model, loader, device) -> float:
 
 # %% nbgrader={"grade": true, "grade_id": "test_evaluate", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 from gpucourse.checks import Check
+import copy
 from gpucourse.testing import ModeProbe, toy_loader
 
 with Check("evaluate") as check:
-    model = ModeProbe(torch.nn.Linear(4, 3))
     loader = toy_loader(n=10, batch_size=4, features=4, classes=3, seed=1)  # batches of 4, 4, 2
-    model.train()
-    acc = check.call(evaluate, model, loader, "cpu")
-    check.that(isinstance(acc, float) and 0.0 <= acc <= 1.0, "Return a fraction between 0 and 1, as a float.")
-    check.that(model.seen_modes and not any(model.seen_modes), "Call model.eval() before predicting.")
-    check.that(model.seen_grad and not any(model.seen_grad), "Turn autograd off with torch.no_grad().")
-    # A model that always answers class c is right on exactly the examples labelled c.
     labels = loader.dataset.tensors[1]
-    for c in range(3):
-        always = torch.nn.Linear(4, 3)
+
+    def always(c):
+        """A model that always answers class c: right on exactly the examples labelled c."""
+        model = torch.nn.Linear(4, 3)
         with torch.no_grad():
-            always.weight.zero_()
-            always.bias.copy_(torch.nn.functional.one_hot(torch.tensor(c), 3).float())
-        check.close(evaluate(always, loader, "cpu"), (labels == c).sum().item() / len(labels),
-                    f"A model that always answers class {c} must score the share of examples labelled {c}: "
-                    "count correct predictions over all examples, not per batch.")
+            model.weight.zero_()
+            model.bias.copy_(torch.nn.functional.one_hot(torch.tensor(c), 3).float())
+        return model
+
+    model = ModeProbe(always(int(labels[0])))  # right on at least one example
+    model.train()
+    before = copy.deepcopy(model.state_dict())
+    acc = check.call(evaluate, model, loader, "cpu")
+    check.that(isinstance(acc, float), "Accuracy of model on loader is a float: use .item() or float(), not a tensor.")
+    check.that(0.0 < acc <= 1.0, "Accuracy is a float in [0, 1] (not a percentage): correct predictions / examples.")
+    check.that(model.seen_modes and not any(model.seen_modes),
+               "Every forward pass runs in eval mode: call model.eval() before predicting.")
+    check.that(model.seen_grad and not any(model.seen_grad),
+               "Every forward pass runs with autograd off: use torch.no_grad() or torch.inference_mode().")
+    check.that(all(before[k].dtype == v.dtype and torch.equal(before[k], v) for k, v in model.state_dict().items()),
+               "Parameters unchanged: evaluate must not change the model's weights, their values or their dtype.")
+    whole = torch.utils.data.DataLoader(loader.dataset, batch_size=len(labels))  # one batch of all 10
+    for c in range(3):
+        check.close(evaluate(always(c), whole, "cpu"), (labels == c).sum().item() / len(labels),
+                    f"The prediction is the argmax over the classes: a model that always answers class {c} must "
+                    f"score the share of examples labelled {c}.")
+    for c in range(3):
+        check.close(evaluate(always(c), loader, "cpu"), (labels == c).sum().item() / len(labels),
+                    f"Accuracy = correct predictions / examples the loader yielded: with batches of 4, 4 and 2, a "
+                    f"model that always answers class {c} must score the share of examples labelled {c}: count "
+                    "correct predictions over all examples, not per batch.")
     short = torch.utils.data.DataLoader(loader.dataset, batch_size=4, drop_last=True)  # yields 8 of the 10
-    check.close(evaluate(always, short, "cpu"), (labels[:8] == 2).sum().item() / 8,
+    check.close(evaluate(always(2), short, "cpu"), (labels[:8] == 2).sum().item() / 8,
                 "With drop_last=True the loader yields 8 of the 10 examples: divide the correct predictions by the "
                 "examples you saw, not by len(loader.dataset).")
 
@@ -1048,7 +1203,8 @@ with _requirement("evaluate returns correct argmax predictions / examples the lo
         assert abs(_acc - _expected) < 1e-6, "correct argmax predictions / examples the loader yielded"
         assert _model.seen_modes and not any(_model.seen_modes), "every forward pass in eval mode"
         assert not any(_model.seen_grad), "autograd off"
-        assert all(torch.equal(a, b) for a, b in zip(_before, _model.parameters())), "parameters unchanged"
+        assert all(a.dtype == b.dtype and torch.equal(a, b) for a, b in zip(_before, _model.parameters())), \
+            "parameters unchanged"
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="evaluate"
@@ -1121,6 +1277,31 @@ with _requirement("evaluate returns correct argmax predictions / examples the lo
 # +    return correct / len(loader.dataset)
 # ```
 #
+# **mistake `accuracy-tensor`**, loses `test_evaluate`: counts in a tensor and returns a tensor, not a float
+# ```diff
+# @@
+# -            correct += (model(x).argmax(dim=1) == y).sum().item()
+# +            correct += (model(x).argmax(dim=1) == y).sum()
+# ```
+#
+# **mistake `max-values`**, loses `test_evaluate`: takes torch.max's values, not its indices, as the prediction
+# ```diff
+# @@
+# -            correct += (model(x).argmax(dim=1) == y).sum().item()
+# +            pred, _ = torch.max(model(x), dim=1)
+# +            correct += (pred == y).sum().item()
+# ```
+#
+# **mistake `half-precision`**, loses `test_evaluate`: evaluates in half precision for speed, converting the caller's weights
+# ```diff
+# @@
+# -    model.eval()
+# +    model.eval().half()
+# @@
+# -            correct += (model(x).argmax(dim=1) == y).sum().item()
+# +            correct += (model(x.half()).argmax(dim=1) == y).sum().item()
+# ```
+#
 # **alternative `float32-fraction`**: inference_mode, the fraction computed in float32
 # ```python
 # def evaluate(model, loader, device) -> float:
@@ -1177,6 +1358,18 @@ with _requirement("evaluate returns correct argmax predictions / examples the lo
 #             seen += y.size(0)
 #     return correct.item() / seen
 # ```
+#
+# **clauses of `evaluate`**
+# - "Accuracy of model on loader, a float": visible "Accuracy of model on loader is a float" by `accuracy-tensor`
+# - "in [0, 1] (not a percentage).": visible "in [0, 1] (not a percentage)" by `percent`
+# - "Every forward pass runs in eval mode": visible "Every forward pass runs in eval mode" by `no-eval-mode`
+# - "with autograd off": visible "Every forward pass runs with autograd off" by `with-autograd`
+# - "with autograd off": allows `float32-fraction`, `no-grad-decorator`
+# - "(the mode left afterwards is free)": allows `restores-mode`
+# - "the prediction is the argmax over the classes": visible "The prediction is the argmax over the classes" by `max-values`
+# - "accuracy = correct predictions / examples the loader yielded": visible "correct predictions over all examples, not per batch" by `mean-of-batch-accuracies`
+# - "(fewer than len(loader.dataset) with drop_last).": visible "not by len(loader.dataset)" by `accuracy-over-dataset-length`
+# - "Parameters unchanged.": visible "Parameters unchanged" by `half-precision`
 
 # %% [markdown] id="s4"
 # ## 4. Putting it together: train the MLP on Fashion-MNIST
