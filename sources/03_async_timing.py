@@ -199,20 +199,32 @@ from gpucourse.checks import Check
 from gpucourse.origin import borrowed
 from gpucourse.simdevice import simulated_accelerator
 
+
+def _synchronize_either_type(check, device):
+    """synchronize(device), with a hint naming the docstring's sentence where a str or a torch.device is refused
+    (a slip such as device.type on a str raises AttributeError)."""
+    try:
+        synchronize(device)
+    except (AttributeError, TypeError) as error:
+        check.that(False, f"device is a str or a torch.device: synchronize({device!r}) raised "
+                          f"{type(error).__name__}: {error}. torch.device(device).type reads both.")
+
+
 with Check("synchronize") as check:
     where = borrowed(synchronize, answers=[gpucourse.timing.synchronize])
     check.that(where is None, f"synchronize comes from {where}: write your own here.")
     with simulated_accelerator("cuda") as sim:    # torch.cuda is the simulated device here
         sim.launch(30)
-        check.call(synchronize, "cuda")
-        check.that(sim.pending == 0, "synchronize('cuda') returned before the queued work finished. "
-                                     "Which torch.cuda function waits for the queue?")
+        _synchronize_either_type(check, "cuda")
+        check.that(sim.pending == 0, "synchronize('cuda') returned before the queued work finished: wait for all "
+                                     "queued work on device, with torch.cuda.synchronize() for a CUDA device.")
     for spelling in ("cuda:0", torch.device("cuda")):
         with simulated_accelerator("cuda") as sim:
             sim.launch(30)
-            check.call(synchronize, spelling)
-            check.that(sim.pending == 0, f"synchronize({spelling!r}) did not wait: every spelling of a CUDA "
-                                         "device is a CUDA device. Decide by the device's type, not by the string.")
+            _synchronize_either_type(check, spelling)
+            check.that(sim.pending == 0, f"synchronize({spelling!r}) did not wait: "
+                                         "a CUDA device in any spelling is a CUDA device. "
+                                         "Decide by the device's type, not by the string.")
     with simulated_accelerator("mps") as sim:     # a Mac: torch.mps is the simulated device here
         sim.launch(30)
         check.call(synchronize, "mps")
@@ -229,8 +241,9 @@ with Check("synchronize") as check:
     with simulated_accelerator("cuda") as sim:    # the CPU of a machine that also has a GPU
         sim.launch(30)
         synchronize("cpu")
-        check.that(not sim.sync_calls, "synchronize('cpu') waited for the GPU: decide by the device you are "
-                                       "given, not by what the machine has.")
+        check.that(not sim.sync_calls, "synchronize('cpu') waited for the GPU: "
+                                       "nothing at all for the CPU, even on a machine that has a GPU "
+                                       "(decide by the device's type, not by the machine).")
 
 ### BEGIN HIDDEN TESTS
 import random as _random
@@ -338,6 +351,33 @@ for _device in ["cpu", torch.device("cpu")]:
 # +        torch.accelerator.synchronize()
 # ```
 #
+# **mistake `cuda-no-call`**, loses `test_synchronize`: names torch.cuda.synchronize without calling it
+# ```diff
+# @@
+#      if kind == "cuda":
+# -        torch.cuda.synchronize(device)
+# +        torch.cuda.synchronize
+# ```
+#
+# **mistake `cuda-else`**, loses `test_synchronize`: MPS first, and every other device taken for CUDA, the CPU too
+# ```diff
+# @@
+# -    if kind == "cuda":
+# -        torch.cuda.synchronize(device)
+# -    elif kind == "mps":
+# +    if kind == "mps":
+#          torch.mps.synchronize()
+# +    else:
+# +        torch.cuda.synchronize()
+# ```
+#
+# **mistake `device-type-attr`**, loses `test_synchronize`: reads device.type, which a str does not have
+# ```diff
+# @@
+# -    kind = torch.device(device).type
+# +    kind = device.type
+# ```
+#
 # **alternative `device-object`**: synchronizes the current CUDA device
 # ```python
 # def synchronize(device) -> None:
@@ -376,6 +416,16 @@ for _device in ["cpu", torch.device("cpu")]:
 #     if _fn is not None:
 #         _fn()
 # ```
+#
+# **clauses of `synchronize`**
+# - "Wait for all queued work on device": visible "returned before the queued work finished" by `does-nothing`
+# - "torch.cuda.synchronize() for a CUDA device": visible "with torch.cuda.synchronize() for a CUDA device" by `cuda-no-call`
+# - "in any spelling ("cuda", "cuda:0", torch.device("cuda"))": visible "a CUDA device in any spelling is a CUDA device" by `string-compare`
+# - "in any spelling ("cuda", "cuda:0", torch.device("cuda"))": allows `device-object`, `string-prefix`
+# - "torch.mps.synchronize() for MPS": visible "synchronize('mps') returned before Apple's MPS queue finished" by `no-mps`
+# - "nothing at all for the CPU": visible "On the CPU there is nothing to wait for" by `cuda-else`
+# - "even on a machine that has a GPU (decide by the device's type, not by the machine)": visible "nothing at all for the CPU, even on a machine that has a GPU" by `accelerator-whatever-device`
+# - "device is a str or a torch.device.": visible "device is a str or a torch.device" by `device-type-attr`
 
 # %% [markdown] id="ex2"
 # ## Exercise 2: `time_ms` (5 points)
@@ -506,13 +556,15 @@ with Check("time_ms") as check, _with_correct_synchronize():
             check.that(all(isinstance(t, float) for t in times), "Each duration is a float, in milliseconds.")
             bounds = fn.bounds(2, called, returned)
             check.that(all(t >= least - _SLACK_MS for t, (least, _) in zip(times, bounds)),
-                       "A duration is shorter than the work of its call. Does the clock stop before the work has "
-                       "finished (synchronize before reading it at the end)? Are the durations in milliseconds, each "
-                       "its own call's, in the order of the calls?")
+                       "A duration is shorter than the work of its call. "
+                       "Does the clock stop before the work has finished? "
+                       "Call fn(), synchronize(device), then read time.perf_counter() again. "
+                       "Are the durations in milliseconds, each call's own, in call order?")
             check.that(all(t <= most + _SLACK_MS for t, (_, most) in zip(times, bounds)),
-                       "A duration includes time outside its own call: synchronize before starting the clock "
-                       "(earlier work may still be queued), start the clock again for each call, and do not time "
-                       "the warm-up calls.")
+                       "A duration includes time outside its own call. "
+                       "For each call, synchronize(device) before starting the clock (nothing earlier may still be "
+                       "queued). Each call's own duration, from its own start: start the clock again for each call. "
+                       "Do not time the warm-up calls.")
     with simulated_accelerator(None), _wall_clock_stopped():   # work on the host: only the clock is checked here
         fn = _Calls(None, [12.0, 25.0])
         called = time.perf_counter()
@@ -705,6 +757,13 @@ with _with_correct_synchronize():
 # +        torch.cuda.synchronize()
 # ```
 #
+# **mistake `rounded-ms`**, loses `test_time_ms`: rounds each duration to whole milliseconds, an int, not a float
+# ```diff
+# @@
+# -        times.append((time.perf_counter() - start) * 1e3)
+# +        times.append(round((time.perf_counter() - start) * 1e3))
+# ```
+#
 # **alternative `from-time-import`**: from time import perf_counter, a while loop
 # ```python
 # from time import perf_counter
@@ -793,6 +852,19 @@ with _with_correct_synchronize():
 #         durations.append((time.perf_counter_ns() - start) / 1e6)
 #     return durations
 # ```
+#
+# **clauses of `time_ms`**
+# - "Call fn() warmup times untimed": visible "fn must be called warmup + repeats times in all" by `no-warmup`
+# - "then time repeats calls": visible "one duration per timed call (repeats of them)" by `times-warmup`
+# - "for each, synchronize(device) (nothing earlier may still be queued": visible "For each call, synchronize(device) before starting the clock" by `sync-end-only`
+# - "the previous call's closing synchronize already ensures it": allows `drain-once-first`
+# - "read time.perf_counter()": visible "Read the clock the docstring names, time.perf_counter()" by `wall-clock`
+# - "read time.perf_counter()": allows `ns-clock`, `from-time-import`
+# - "call fn(), synchronize(device), read time.perf_counter() again": visible "Call fn(), synchronize(device), then read time.perf_counter() again." by `sync-start-only`
+# - "Return a list of repeats floats": visible "Each duration is a float" by `rounded-ms`
+# - "in call order": visible "in call order" by `sorted-durations`
+# - "each call's own duration, from its own start": visible "from its own start: start the clock again for each call" by `from-first-start`
+# - "in milliseconds": visible "Are the durations in milliseconds" by `seconds`
 
 # %% [markdown] id="s2"
 # ## 2. Warm-up, median and spread
@@ -875,10 +947,24 @@ def time_ms_cuda_events(fn, warmup=3, repeats=10) -> list:
 from gpucourse.checks import Check
 from gpucourse.simdevice import Workload, simulated_accelerator
 
+
+def _events_timed(check, fn, warmup, repeats):
+    """time_ms_cuda_events(fn, ...); where elapsed_time refuses to read the events (the fake raises as a real GPU
+    does), the hint names the docstring's words for what was missing."""
+    try:
+        return time_ms_cuda_events(fn, warmup=warmup, repeats=repeats)
+    except RuntimeError as error:
+        check.that("enable_timing" not in str(error),
+                   f"A pair of torch.cuda.Event(enable_timing=True) around each timed call ({error})")
+        check.that("not ready" not in str(error), "Synchronize before elapsed_time: the events had not completed "
+                                                  f"yet ({error})")
+        raise
+
+
 with Check("time_ms_cuda_events") as check:
     with simulated_accelerator("cuda") as sim:   # torch.cuda.Event is a fake tied to a simulated device here
         fn = Workload(sim, durations=[40.0, 70.0], warmup_ms=400.0, warmup_calls=1)
-        times = check.call(time_ms_cuda_events, fn, warmup=1, repeats=2)
+        times = _events_timed(check, fn, warmup=1, repeats=2)
         check.that(isinstance(times, list) and len(times) == 2,
                    "Return a list with one duration per timed call (repeats of them).")
         check.equal(fn.calls, 3, "fn must be called warmup + repeats times in all")
@@ -891,7 +977,7 @@ with Check("time_ms_cuda_events") as check:
                    "keep elapsed_time's milliseconds as they are.")
     with simulated_accelerator("cuda") as sim:   # a long call, then a short one: each duration is its own call's
         fn = Workload(sim, durations=[90.0, 20.0])
-        times = check.call(time_ms_cuda_events, fn, warmup=0, repeats=2)
+        times = _events_timed(check, fn, warmup=0, repeats=2)
         true = fn.true_ms()
         check.that(isinstance(times, list) and len(times) == 2 and len(true) == 2
                    and all(isinstance(t, float) and 0.8 * r <= t <= r + 150 for t, r in zip(times, true)),
@@ -1062,6 +1148,20 @@ if torch.cuda.is_available():   # on a GPU grader, the real thing as well
 # +    return times
 # ```
 #
+# **mistake `events-no-warmup`**, loses `test_time_ms_cuda_events`: skips the warm-up calls
+# ```diff
+# @@
+# -    for _ in range(warmup):
+# -        fn()
+# ```
+#
+# **mistake `events-rounded`**, loses `test_time_ms_cuda_events`: rounds each duration to whole milliseconds, an int, not a float
+# ```diff
+# @@
+# -    return [start.elapsed_time(end) for start, end in pairs]
+# +    return [round(start.elapsed_time(end)) for start, end in pairs]
+# ```
+#
 # **alternative `sync-each`**: waits on each end event
 # ```python
 # def time_ms_cuda_events(fn, warmup=3, repeats=10) -> list:
@@ -1111,6 +1211,18 @@ if torch.cuda.is_available():   # on a GPU grader, the real thing as well
 #     print("timed", len(pairs), "calls")
 #     return [b.elapsed_time(f) for b, f in pairs]
 # ```
+#
+# **clauses of `time_ms_cuda_events`**
+# - "Call fn() warmup times untimed": visible "fn must be called warmup + repeats times in all" by `events-no-warmup`
+# - "then time repeats calls": visible "one duration per timed call (repeats of them)" by `events-time-warmup`
+# - "with a pair of torch.cuda.Event(enable_timing=True) around each": visible "Record a start and an end torch.cuda.Event around every timed call" by `clock-not-events`
+# - "torch.cuda.Event(enable_timing=True)": visible "A pair of torch.cuda.Event(enable_timing=True) around each timed call" by `no-enable-timing`
+# - "around each": visible "record start just before fn() and end just after" by `end-before-fn`
+# - "synchronize before elapsed_time": visible "Synchronize before elapsed_time" by `events-no-sync`
+# - "synchronize before elapsed_time": allows `sync-each`, `event-lists`
+# - "return a list of repeats floats": visible "Each duration is a float" by `events-rounded`
+# - "in call order: each call's duration": visible "Return each call's own duration, in call order" by `reused-pair`
+# - "in milliseconds": visible "keep elapsed_time's milliseconds as they are" by `events-to-seconds`
 
 # %% id="s3-events"
 from gpucourse.simdevice import Workload, simulated_accelerator
