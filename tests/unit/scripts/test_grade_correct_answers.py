@@ -126,3 +126,15 @@ def test_keep_reuses_a_way_graded_of_the_same_answers_only(tmp_path, monkeypatch
     gca.grade_way("a", cases[:1], tmp_path, tmp_path, 1, keep=True)  # other answers: graded anew
     gca.grade_way("a", cases, tmp_path, tmp_path, 1, keep=False)
     assert len(graded) == 3
+
+
+def test_a_lost_cell_of_plain_nbgrader_is_told_by_its_error():
+    import nbformat
+
+    nb = nbtools.read(gca.SOLUTIONS / f"{NB}.ipynb")
+    test = next(c for c in nb.cells if nbtools.is_test_cell(c))
+    test.outputs = [nbformat.v4.new_output("stream", name="stdout", text="checking\n"),
+                    nbformat.v4.new_output("error", ename="AssertionError", evalue="the hint", traceback=[])]
+    assert gca._error_of(nb, nbtools.grade_id(test)) == "AssertionError: the hint"
+    other = next(c for c in nb.cells if nbtools.is_test_cell(c) and c is not test)
+    assert gca._error_of(nb, nbtools.grade_id(other)) == "no error shown"
