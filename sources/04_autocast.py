@@ -285,21 +285,30 @@ with Check("amp_forward") as check, warnings.catch_warnings():
         result = check.call(amp_forward, model, x, y, torch.nn.CrossEntropyLoss(), "cpu", torch.bfloat16)
     check.that(isinstance(result, tuple) and len(result) == 2, "Return a tuple (logits, loss).")
     logits, loss = result
+    check.that(logits.shape == (5, 3) and loss.dim() == 0,
+               "Returns (logits, loss) in that order: the logits of shape (batch, classes), then the scalar loss.")
     check.that(any(op in ("addmm", "mm") and out == torch.bfloat16 for op, _, out in ops.rows),
-               "The model's matrix multiplies must run in the low-precision dtype: run model(x) inside "
-               "torch.autocast, do not cast a float32 result afterwards.")
+               "The model's matmuls run in dtype: "
+               "run model(x) inside torch.autocast(device_type=device_type, dtype=dtype), "
+               "do not cast a float32 result afterwards.")
     check.equal(logits.dtype, torch.bfloat16, "The logits must come out of autocast in the low-precision dtype.")
     check.equal(loss.dtype, torch.float32,
                 "Compute the loss inside the autocast block too: cross-entropy runs in float32 there.")
     check.that(all(p.dtype == torch.float32 for p in model.parameters()),
                "The parameters must stay float32: autocast casts copies. Never call model.half().")
-    check.that(all(torch.equal(before[k], v) for k, v in model.state_dict().items()), "Do not change the parameters.")
+    check.that(all(torch.equal(before[k], v) for k, v in model.state_dict().items()),
+               "The model's parameters are not modified: do not change the parameters.")
     check.close(loss.detach(), torch.nn.functional.cross_entropy(logits.detach().float(), y),
                 "The loss must be the criterion applied to the logits you return.", rel=1e-3, abs_=1e-3)
     check.that(loss.requires_grad, "The loss must stay attached to the graph (no torch.no_grad): "
                "loss.backward() has to work.")
     check.that(not torch.is_autocast_enabled("cpu"),
                "Leave autocast off on return: use torch.autocast as a with block.")
+    summed = torch.nn.CrossEntropyLoss(reduction="sum")       # another criterion: the loss is the one given
+    sum_logits, sum_loss = check.call(amp_forward, model, x, y, summed, "cpu", torch.bfloat16)
+    check.close(sum_loss.detach(), summed(sum_logits.detach().float(), y),
+                "The loss is criterion(logits, y): use the criterion you are given (here a summed cross-entropy).",
+                rel=1e-3, abs_=1e-3)
     half_logits, _ = check.call(amp_forward, model, x, y, torch.nn.CrossEntropyLoss(), "cpu", torch.float16)
     check.equal(half_logits.dtype, torch.float16, "Pass dtype on to torch.autocast: with torch.float16 the logits "
                 "must be float16 (CPU autocast's default would be bfloat16).")
@@ -432,6 +441,31 @@ with warnings.catch_warnings():
 # +    with torch.no_grad(), torch.autocast(device_type=device_type, dtype=dtype):
 # ```
 #
+# **mistake `swapped-return`**, loses `test_amp_forward`: returns (loss, logits), the other order
+# ```diff
+# @@
+# -    return logits, loss
+# +    return loss, logits
+# ```
+#
+# **mistake `cross-entropy-always`**, loses `test_amp_forward`: computes cross-entropy whatever criterion it is given
+# ```diff
+# @@
+# -        loss = criterion(logits, y)
+# +        loss = torch.nn.functional.cross_entropy(logits, y)
+# ```
+#
+# **mistake `autocast-left-on`**, loses `test_amp_forward`: enters autocast by hand and never leaves it
+# ```diff
+# @@
+# -    with torch.autocast(device_type=device_type, dtype=dtype):
+# -        logits = model(x)
+# -        loss = criterion(logits, y)
+# +    torch.autocast(device_type=device_type, dtype=dtype).__enter__()
+# +    logits = model(x)
+# +    loss = criterion(logits, y)
+# ```
+#
 # **alternative `amp-autocast`**: torch.amp.autocast, locals named _logits/_loss
 # ```python
 # def amp_forward(model, x, y, criterion, device_type, dtype):
@@ -465,6 +499,22 @@ with warnings.catch_warnings():
 #         logits = model(x)
 #         return logits, criterion(logits, y)
 # ```
+#
+# **clauses of `amp_forward`**
+# - "Forward pass": visible "run model(x) inside torch.autocast(device_type=device_type, dtype=dtype)" by `cast-output`
+# - "and loss under torch.autocast": visible "Compute the loss inside the autocast block too" by `loss-outside`
+# - "torch.autocast(device_type=device_type": visible "inside torch.autocast(device_type=device_type" by `hardcoded-cuda`
+# - "dtype=dtype).": visible "Pass dtype on to torch.autocast" by `default-dtype`
+# - "torch.autocast(device_type=device_type, dtype=dtype).": allows `amp-autocast`, `context-object`, `inner-return`
+# - "Returns (logits, loss)": visible "Returns (logits, loss) in that order" by `swapped-return`
+# - "the model's matmuls run in dtype": visible "The model's matmuls run in dtype" by `cast-output`
+# - "so the logits are in dtype": visible "The logits must come out of autocast in the low-precision dtype" by `float-logits`
+# - "the loss is criterion(logits, y)": visible "The loss is criterion(logits, y): use the criterion you are given" by `cross-entropy-always`
+# - "as computed under autocast (float32 for cross-entropy)": visible "cross-entropy runs in float32 there" by `loss-outside`
+# - "differentiable.": visible "The loss must stay attached to the graph" by `no-grad`
+# - "The model's parameters are not modified": visible "The model's parameters are not modified" by `half-then-restore`
+# - "(still float32)": visible "The parameters must stay float32" by `model-half`
+# - "autocast is off again on return.": visible "Leave autocast off on return" by `autocast-left-on`
 
 # %% [markdown] id="ex2"
 # ## Exercise 2: `output_dtypes` (4 points)
@@ -479,6 +529,8 @@ with warnings.catch_warnings():
 #   is called after each forward), and **remove** every hook you added before returning (`handle.remove()`), even if
 #   the forward pass raises: hooks left behind would fire in every later forward pass. If `model(x)` raises, let the
 #   exception reach the caller. Hooks the model already had must stay, and autocast is off again afterwards.
+# - A leaf that runs more than once in the forward pass (one module called twice), or whose output is not a tensor
+#   (a tuple), is outside this exercise: record what you like for it, no check uses one.
 
 # %% nbgrader={"grade": false, "grade_id": "output_dtypes", "locked": false, "schema_version": 3, "solution": true}
 def output_dtypes(model, x, device_type, dtype):
@@ -488,7 +540,8 @@ def output_dtypes(model, x, device_type, dtype):
     Names as model.named_modules() gives them ("" for a model that is itself a leaf); leaves that do
     not run are left out; entries in the order the leaves ran. Recorded with forward hooks, every
     one of them removed before returning, also when model(x) raises (the exception propagates);
-    hooks the model already had stay; autocast is off again afterwards."""
+    hooks the model already had stay; autocast is off again afterwards. A leaf that runs more than
+    once, or whose output is not a tensor, is outside this contract: record what you like for it."""
     ### BEGIN SOLUTION
     dtypes = {}
     handles = []
@@ -516,6 +569,12 @@ def _hook_count(model):
     return (sum(len(m._forward_hooks) + len(m._forward_pre_hooks) for m in model.modules())
             + len(_module._global_forward_hooks) + len(_module._global_forward_pre_hooks))
 
+class _Upcast(torch.nn.Module):
+    """A leaf whose output dtype (float32) is not its input's (bfloat16 under autocast)."""
+    def forward(self, inputs):
+        return inputs.float()
+
+
 class _Probe(torch.nn.Module):
     """Leaves defined in one order, run in another; one nested; one that never runs."""
     def __init__(self):
@@ -524,8 +583,9 @@ class _Probe(torch.nn.Module):
         self.block = torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Linear(6, 2))
         self.spare = torch.nn.Linear(2, 2)        # never runs
         self.flat = torch.nn.Flatten()
+        self.up = _Upcast()
     def forward(self, inputs):
-        return self.block(self.proj(self.flat(inputs)))
+        return self.up(self.block(self.proj(self.flat(inputs))))
 
 with Check("output_dtypes") as check, warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -534,22 +594,34 @@ with Check("output_dtypes") as check, warnings.catch_warnings():
     own = probe.proj.register_forward_hook(lambda module, inputs, output: calls.append(output.shape))
     got = check.call(output_dtypes, probe, torch.randn(3, 3, 4), "cpu", torch.bfloat16)
     check.that(isinstance(got, dict), "Return a dict {module name: dtype}.")
-    check.equal(sorted(got), ["block.0", "block.1", "flat", "proj"],
-                "One entry per leaf module that ran: nested leaves too, no containers, no leaf that did not run, "
-                "each named as model.named_modules() names it")
-    check.equal(list(got), ["flat", "proj", "block.0", "block.1"],
+    check.equal(len(calls), 1, "Run model(x) once: one forward pass of x (the model's own hook fired more often)")
+    modules = dict(probe.named_modules())
+    check.that(all(name in modules for name in got),
+               "Names as model.named_modules() gives them, e.g. \"block.1\" (got " + ", ".join(map(repr, got)) + ")")
+    check.that(set(got) >= {"flat", "proj", "block.0", "block.1", "up"} and not {"", "block"} & set(got),
+               "Every leaf module that runs, nested leaves too, no containers")
+    check.that("spare" not in got, "Leaves that do not run are left out (no leaf that did not run)")
+    check.equal(sorted(got), ["block.0", "block.1", "flat", "proj", "up"],
+                "One entry per leaf module that ran, each named as model.named_modules() names it")
+    check.equal(list(got), ["flat", "proj", "block.0", "block.1", "up"],
                 "Keep the entries in the order the leaves ran (insert them as the hooks fire; do not sort)")
+    check.equal(got["up"], torch.float32,
+                "Record each leaf's output dtype (what its forward returned), not its input's.")
     check.equal(got["proj"], torch.bfloat16, "Record each module's output dtype, under autocast.")
     check.equal(got["flat"], torch.float32,
                 "Flatten is on no autocast list: its output keeps the float32 of its input.")
     check.equal(got["block.1"], torch.bfloat16, "The last Linear runs under autocast too: record what it returned.")
-    check.equal(_hook_count(probe), 1, "Remove every hook you registered (handle.remove()), and only those")
     calls.clear()
     probe(torch.randn(3, 3, 4))
     check.equal(len(calls), 1, "Hooks the model already had must stay and keep firing: remove only your handles")
+    check.equal(_hook_count(probe), 1, "Remove every hook you registered (handle.remove()), and only those")
     check.that(not torch.is_autocast_enabled("cpu"),
                "Leave autocast off afterwards: use torch.autocast in a with block.")
     own.remove()
+    half = check.call(output_dtypes, probe, torch.randn(2, 12), "cpu", torch.float16)
+    check.equal(half.get("proj"), torch.float16,
+                "Pass dtype on to torch.autocast: with torch.float16 a Linear's output is float16 "
+                "(CPU autocast's default would be bfloat16)")
     check.equal(check.call(output_dtypes, torch.nn.Linear(5, 3), torch.randn(2, 5), "cpu", torch.bfloat16),
                 {"": torch.bfloat16}, "A model without children is itself a leaf, named \"\" by named_modules()")
     broken = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.Linear(5, 2))   # shapes do not fit: model(x) raises
@@ -584,10 +656,11 @@ class _Net(torch.nn.Module):
         super().__init__()
         self.head = torch.nn.Sequential(torch.nn.Sequential(torch.nn.Linear(h, k)))
         self.unused = torch.nn.Dropout(0.5)                 # a leaf that never runs
-        self.body = torch.nn.Sequential(torch.nn.Linear(d, h), torch.nn.GELU(), torch.nn.LayerNorm(h))
+        self.stem = torch.nn.Sequential(torch.nn.Linear(d, h), torch.nn.GELU(), torch.nn.LayerNorm(h))
         self.soft = torch.nn.Softmax(dim=1)
     def forward(self, x):
-        return self.soft(self.head(self.body(x)))       # runs body, head, soft: not the order defined
+        # runs stem, head, soft: neither the order defined nor the order of the names sorted
+        return self.soft(self.head(self.stem(x)))
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -599,10 +672,12 @@ with warnings.catch_warnings():
         _net = _Net(_d, _h, _k).to(_device_type)
         _x = torch.randn(int(torch.randint(2, 6, ())), _d, device=_device_type)
         _calls = []
-        _own = _net.body[1].register_forward_hook(lambda m, i, o: _calls.append(1))   # the model's own hook
+        _own = _net.stem[1].register_forward_hook(lambda m, i, o: _calls.append(1))   # the model's own hook
         _before = _hook_count(_net)
         with _requirement(f"output_dtypes runs under {_device_type} autocast with {_dtype}"):
             _got = output_dtypes(_net, _x, _device_type, _dtype)
+        with _requirement("one forward pass of x"):
+            assert _calls == [1], f"the model ran {len(_calls)} times"
         _expected = _reference_dtypes(_net, _x, _device_type, _dtype)
         with _requirement("one entry per leaf that ran, named as named_modules() names it (none that did not run)"):
             assert isinstance(_got, dict), f"got a {type(_got).__name__}"
@@ -858,6 +933,48 @@ with warnings.catch_warnings():
 # +        handle.remove()
 # ```
 #
+# **mistake `pairs-list`**, loses `test_output_dtypes`: returns the (name, dtype) pairs as a list, not a dict
+# ```diff
+# @@
+# -    return dtypes
+# +    return list(dtypes.items())
+# ```
+#
+# **mistake `warmup-pass`**, loses `test_output_dtypes`: runs the model once more first, as a warm-up (notebook 03's habit)
+# ```diff
+# @@
+#      dtypes = {}
+#      handles = []
+# +    with torch.no_grad():
+# +        model(x)                                            # warm-up
+# ```
+#
+# **mistake `class-names`**, loses `test_output_dtypes`: names each leaf by its class, not as named_modules() does
+# ```diff
+# @@
+# -            def hook(mod, inputs, output, name=name):
+# -                dtypes[name] = output.dtype
+# +            def hook(mod, inputs, output):
+# +                dtypes[type(mod).__name__] = output.dtype
+# ```
+#
+# **mistake `dtypes-default-dtype`**, loses `test_output_dtypes`: ignores dtype and gets the device's default
+# ```diff
+# @@
+# -        with torch.no_grad(), torch.autocast(device_type=device_type, dtype=dtype):
+# +        with torch.no_grad(), torch.autocast(device_type=device_type):
+# ```
+#
+# **mistake `dtypes-autocast-left-on`**, loses `test_output_dtypes`: enters autocast by hand and never leaves it
+# ```diff
+# @@
+# -        with torch.no_grad(), torch.autocast(device_type=device_type, dtype=dtype):
+# -            model(x)
+# +        torch.autocast(device_type=device_type, dtype=dtype).__enter__()
+# +        with torch.no_grad():
+# +            model(x)
+# ```
+#
 # **alternative `global-hook`**: one global forward hook (register_module_forward_hook), leaves found by id
 # ```python
 # def output_dtypes(model, x, device_type, dtype):
@@ -958,6 +1075,25 @@ with warnings.catch_warnings():
 #     print(result)
 #     return result
 # ```
+#
+# **clauses of `output_dtypes`**
+# - "{name: output dtype}": visible "Return a dict {module name: dtype}" by `pairs-list`
+# - "output dtype": visible "Record each leaf's output dtype (what its forward returned), not its input's" by `input-dtype`
+# - "of every leaf module of model": visible "Every leaf module that runs, nested leaves too, no containers" by `all-modules`, `children-only`
+# - "that runs in one forward pass of x": visible "Run model(x) once: one forward pass of x" by `warmup-pass`
+# - "under torch.autocast(device_type=device_type, dtype=dtype)": visible "Record each module's output dtype, under autocast" by `no-autocast`
+# - "dtype=dtype)": visible "Pass dtype on to torch.autocast" by `dtypes-default-dtype`
+# - "Names as model.named_modules() gives them": visible "Names as model.named_modules() gives them" by `class-names`
+# - "("" for a model that is itself a leaf)": visible "A model without children is itself a leaf" by `skips-root`
+# - "leaves that do not run are left out": visible "Leaves that do not run are left out" by `prefill`
+# - "entries in the order the leaves ran.": visible "Keep the entries in the order the leaves ran" by `sorted`
+# - "Recorded with forward hooks": allows `global-hook`, `hook-class`, `named-children-leaves`
+# - "every one of them removed before returning": visible "Remove every hook you registered (handle.remove())" by `hooks-kept`
+# - "also when model(x) raises": visible "Remove your hooks even when the forward pass raises" by `hooks-after-error-kept`, `no-finally`
+# - "(the exception propagates)": visible "let the exception reach the caller" by `swallows-error`
+# - "hooks the model already had stay": visible "Hooks the model already had must stay" by `clears-all-hooks`
+# - "autocast is off again afterwards.": visible "Leave autocast off afterwards" by `dtypes-autocast-left-on`
+# - "A leaf that runs more than once, or whose output is not a tensor, is outside this contract: record what you like for it.": no requirement (it frees the answer on inputs no check uses: no test model calls a leaf twice or has a leaf that returns a tuple)
 
 # %% id="ex2-demo"
 # The MLP, leaf by leaf, under this machine's autocast
