@@ -86,29 +86,42 @@ def batch_nbytes(batch_size, sample_shape, dtype) -> int:
 import numbers
 from gpucourse.checks import Check
 
+def attempt(*args):
+    """batch_nbytes(*args), or the exception it raised: the hint of the check then names the clause it broke."""
+    try:
+        return batch_nbytes(*args)
+    except Exception as error:
+        return error
+
+
 with Check("batch_nbytes") as check:
-    n = check.call(batch_nbytes, 256, (1, 28, 28), torch.float32)
+    n = check.call(batch_nbytes, 12, (2, 5, 7), torch.float32)
     check.that(isinstance(n, numbers.Integral) and not isinstance(n, bool),
-               "Return a Python int: a number of bytes is a whole number.")
-    check.equal(n, 256 * 1 * 28 * 28 * 4,
-                "256 Fashion-MNIST images in float32: count the elements, times the bytes per element.")
-    check.equal(batch_nbytes(256, (1, 28, 28), torch.uint8), 256 * 28 * 28,
-                "A uint8 element takes one byte. Where does your function get the bytes per element?")
-    check.equal(batch_nbytes(8, (3, 4), torch.float16), 8 * 3 * 4 * 2, "float16 takes two bytes per element.")
-    for kind, per_element in [(torch.int16, 2), (torch.complex64, 8)]:
-        try:
-            got = batch_nbytes(3, torch.Size([2, 5]), kind)
-        except Exception as error:  # e.g. a KeyError from a table of a few dtypes: the hint below names the clause
-            got = error
-        check.equal(got, 3 * 2 * 5 * per_element,
-                    f"dtype is any torch.dtype, complex ones included: {kind} takes {per_element} bytes per element.")
-    check.equal(batch_nbytes(5, (), torch.int32), 5 * 4,
+               "Return the bytes as an int: a number of bytes is a whole number, not a float.")
+    check.equal(n, 12 * 2 * 5 * 7 * 4,
+                "Bytes of a batch of batch_size samples of shape sample_shape: 12 samples of shape (2, 5, 7) in "
+                "float32 are 12 × 70 elements of 4 bytes each.")
+    check.equal(attempt(12, (2, 5, 7), torch.float64), 12 * 70 * 8,
+                "The bytes per element come from dtype: a float64 element takes 8 bytes. Where does your function "
+                "get the bytes per element?")
+    for kind, per_element in [(torch.uint8, 1), (torch.int16, 2), (torch.complex64, 8), (torch.bool, 1)]:
+        check.equal(attempt(3, torch.Size([2, 5]), kind), 3 * 2 * 5 * per_element,
+                    f"dtype is any torch.dtype, bool and complex ones included: {kind} takes {per_element} "
+                    "byte(s) per element.")
+    check.equal(attempt(6, [3, 4], torch.int64), 6 * 3 * 4 * 8,
+                "sample_shape is a tuple, list or torch.Size: a list [3, 4] must work as (3, 4) does.")
+    check.equal(attempt(5, (), torch.int32), 5 * 4,
                 "sample_shape () means one number per sample (scalar samples): 5 int32 scalars still take bytes.")
+    check.equal(attempt(0, (3, 4), torch.float32), 0, "batch_size may be 0: an empty batch takes 0 bytes.")
     # samples: far more bytes than any memory holds and than a float counts exactly, yet fewer than 2**63
     huge = 3**34
-    check.equal(check.call(batch_nbytes, huge, [7], torch.float64), huge * 7 * 8,
-                "A batch of 3**34 samples: compute its bytes from the numbers, as an exact int (no float on the way); "
-                "never create the batch.")
+    got = attempt(huge, (7,), torch.float64)
+    check.that(not isinstance(got, Exception),
+               "Nothing is allocated: the batch may be far bigger than any memory (3**34 samples here), so compute "
+               f"its bytes from the numbers, never create the batch ({got!r}).")
+    check.equal(got, huge * 7 * 8,
+                "The result is exact for every size a tensor can have: 3**34 samples take more bytes than a float "
+                "counts exactly, so keep to integers (no float on the way).")
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -134,6 +147,8 @@ with _requirement("batch_nbytes returns the exact number of bytes as an int, for
     for _dtype in _dtypes:
         assert batch_nbytes(7, (5,), _dtype) == _expected(7, (5,), _dtype), f"bytes per element of {_dtype}"
     assert batch_nbytes(3, (), torch.float64) == 24, "scalar samples"
+    assert batch_nbytes(4, [2, 3], torch.int16) == 48 and batch_nbytes(4, torch.Size([2, 3]), torch.int16) == 48, \
+        "sample_shape may be a tuple, a list or a torch.Size"
     assert batch_nbytes(0, (3, 224, 224), torch.float32) == 0, "an empty batch has no bytes"
     # far bigger than any address space (2**59 bytes: an allocating answer fails at once, never swaps), yet
     # within the 2**63 - 1 bytes a tensor can have: computed, never allocated
@@ -253,6 +268,28 @@ with _requirement("batch_nbytes returns the exact number of bytes as an int, for
 # +    return elements * sizes[dtype]
 # ```
 #
+# **mistake `tuple-only`**, loses `test_batch_nbytes`: concatenates a tuple to sample_shape: a list fails
+# ```diff
+# @@
+# +import math
+#  def batch_nbytes(batch_size, sample_shape, dtype) -> int:
+# @@
+#      may be far bigger than any memory."""
+# -    elements = int(batch_size)
+# -    for size in sample_shape:
+# -        elements *= int(size)
+# -    return elements * dtype.itemsize
+# +    return math.prod((batch_size,) + sample_shape) * dtype.itemsize
+# ```
+#
+# **mistake `rejects-empty-batch`**, loses `test_batch_nbytes`: refuses a batch_size of 0
+# ```diff
+# @@
+# +    if batch_size <= 0:
+# +        raise ValueError("batch_size must be positive")
+#      elements = int(batch_size)
+# ```
+#
 # **alternative `math-prod`**: math.prod and element_size of a 0-d tensor
 # ```python
 # import math
@@ -289,6 +326,19 @@ with _requirement("batch_nbytes returns the exact number of bytes as an int, for
 #     batch = torch.empty((batch_size, *sample_shape), dtype=dtype, device="meta")
 #     return int(batch.nbytes)
 # ```
+#
+# **clauses of `batch_nbytes`**
+# - "Bytes of a batch of batch_size samples of shape sample_shape": visible "Bytes of a batch of batch_size samples of shape sample_shape" by `per-sample`, `bits-not-bytes`
+# - "and dtype dtype": visible "The bytes per element come from dtype" by `four-bytes-always`
+# - "as an int.": visible "Return the bytes as an int" by `float-result`
+# - "sample_shape is a tuple, list or torch.Size": visible "sample_shape is a tuple, list or torch.Size" by `tuple-only`
+# - "(() for scalar samples)": visible "sample_shape () means one number per sample (scalar samples)" by `scalar-samples-zero`
+# - "dtype is any torch.dtype": visible "dtype is any torch.dtype, bool and complex ones included" by `size-table`
+# - "dtype is any torch.dtype": allows `finfo-bits`, `math-prod`
+# - "batch_size may be 0.": visible "batch_size may be 0" by `rejects-empty-batch`
+# - "The result is exact for every size a tensor can have (up to 2**63 - 1 bytes; never rounded through a float)": visible "The result is exact for every size a tensor can have" by `through-float`
+# - "(up to 2**63 - 1 bytes": allows `meta-nbytes`
+# - "nothing is allocated: the batch may be far bigger than any memory.": visible "Nothing is allocated: the batch may be far bigger than any memory" by `allocates`
 
 # %% id="s1-table"
 import matplotlib.pyplot as plt
@@ -335,16 +385,22 @@ def transfer_ms(nbytes, gb_per_s) -> float:
 from gpucourse.checks import Check
 
 with Check("transfer_ms") as check:
-    t = check.call(transfer_ms, 2_000_000_000, 10.0)
-    check.that(isinstance(t, float), "Return a Python float.")
-    check.close(t, 200.0, "2 GB at 10 GB/s take 0.2 s. Are you returning milliseconds, with 1 GB = 1e9 bytes?")
-    check.close(transfer_ms(1_000_000, 1.0), 1.0, "1 MB at 1 GB/s takes 1 ms.")
-    small = transfer_ms(1_000, 2)
-    check.that(isinstance(small, float), "Return a Python float for int inputs too.")
-    check.close(small, 0.0005, "1,000 bytes at 2 GB/s take half a microsecond, 0.0005 ms, not 0: "
-                "no integer division or rounding.")
+    t = check.call(transfer_ms, 3_000_000_000, 12.0)
+    check.that(isinstance(t, float), "A Python float: return a float, not an int or a tensor.")
+    check.that(abs(t - 0.25) > 1e-6, "Predicted milliseconds: 3 GB at 12 GB/s take 0.25 s, and you returned those "
+               "seconds; convert them to milliseconds.")
+    check.that(abs(t - 3e9 / (12.0 * 2**30) * 1e3) > 1e-6,
+               "(1 GB = 1e9 bytes): bandwidths are quoted in decimal units, not in 2**30 bytes.")
+    check.close(t, 250.0, "Milliseconds to move nbytes bytes at gb_per_s gigabytes per second: nbytes / (gb_per_s "
+                "× 1e9) seconds; 3 GB at 12 GB/s take 250 ms.")
+    check.close(transfer_ms(4_000_000, 2.0), 2.0, "Milliseconds to move nbytes bytes at gb_per_s gigabytes per "
+                "second: 4 MB at 2 GB/s take 2 ms.")
+    small = transfer_ms(1_000, 4)
+    check.that(isinstance(small, float), "A Python float, for int or float inputs alike: int inputs too.")
+    check.close(small, 0.00025, "The time is never rounded to whole milliseconds: 1,000 bytes at 4 GB/s take "
+                "0.00025 ms, not 0 (no integer division or rounding).")
     check.that(isinstance(transfer_ms(0, 4), float),
-               "A Python float for int or float inputs alike, 0 bytes included (0.0, not the int 0).")
+               "A Python float, for int or float inputs alike, 0 bytes included (0.0, not the int 0).")
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -442,6 +498,14 @@ with _requirement("transfer_ms returns nbytes / (gb_per_s * 1e9) seconds, in mil
 # def transfer_ms(nbytes, gb_per_s) -> float:
 #     return (torch.tensor(float(nbytes)) / (gb_per_s * 1e6)).item()
 # ```
+#
+# **clauses of `transfer_ms`**
+# - "Predicted milliseconds": visible "Predicted milliseconds" by `seconds`
+# - "to move nbytes bytes at gb_per_s gigabytes per second": visible "Milliseconds to move nbytes bytes at gb_per_s gigabytes per second" by `megabytes`, `inverted`
+# - "(1 GB = 1e9 bytes).": visible "(1 GB = 1e9 bytes)" by `gibibytes`
+# - "A Python float, for int or float inputs alike": visible "A Python float, for int or float inputs alike" by `zero-int`
+# - "A Python float": allows `float32-tensor`
+# - "never rounded to whole milliseconds.": visible "never rounded to whole milliseconds" by `integer-division`
 
 # %% id="s1-predict"
 pcie_theory = 15.75   # GB/s, PCIe Gen3 x16, one direction, in theory (a T4's link); section 2 measures this machine's
@@ -628,27 +692,50 @@ import warnings
 from torch.utils.data import DataLoader, RandomSampler, SequentialSampler, TensorDataset
 from gpucourse.checks import Check
 
+from gpucourse.fakes import fake_accelerators
+
+
+def attempt(*args, **kwargs):
+    """make_loader(*args, **kwargs), or the exception it raised: the hint of the check then names the clause."""
+    try:
+        return make_loader(*args, **kwargs)
+    except Exception as error:
+        return error
+
+
 with warnings.catch_warnings(), Check("make_loader") as check:
     warnings.simplefilter("ignore")  # quiet: loaders are inspected, not iterated, so no worker starts
     data = TensorDataset(torch.arange(10))
     loader = check.call(make_loader, data, 4, "cpu", train=True, num_workers=0)
     check.that(isinstance(loader, DataLoader), "Return a torch.utils.data.DataLoader.")
-    check.that(loader.batch_size == 4 and loader.dataset is data, "Use the dataset and batch_size given.")
-    check.that(isinstance(loader.sampler, RandomSampler), "Shuffle the training data (shuffle=True).")
-    check.that(loader.drop_last, "Drop the short last batch when training (drop_last=True).")
+    check.that(loader.batch_size == 4 and loader.dataset is data,
+               "A DataLoader over dataset with batch_size: use the dataset and batch_size given.")
+    check.that(isinstance(loader.sampler, RandomSampler), "train=True: shuffle the training data (shuffle=True).")
+    check.that(loader.drop_last, "train=True: drop_last, the short last batch is dropped when training.")
     check.equal(len(list(loader)), 2, "10 examples in batches of 4, dropping the last short one, make 2 batches")
-    check.that(not loader.pin_memory, "Pin memory only for a CUDA device, not for the CPU.")
-    check.that(loader.num_workers == 0 and not loader.persistent_workers,
-               "With num_workers=0 there are no workers: use the num_workers given, and no persistent_workers.")
-    loader = make_loader(data, 4, "cuda", train=False, num_workers=3)
-    check.that(loader.pin_memory, "For a CUDA device, pin_memory must be True (even on a machine without one).")
-    check.that(isinstance(loader.sampler, SequentialSampler) and not loader.drop_last,
-               "For evaluation, keep the order and every example: no shuffle, no drop_last.")
-    check.that(loader.num_workers == 3 and loader.persistent_workers,
-               "Use num_workers workers and keep them alive between epochs (persistent_workers).")
+    check.that(loader.num_workers == 0, "num_workers worker processes: use the num_workers given (0 here).")
+    check.that(not loader.persistent_workers,
+               "persistent_workers=True exactly when num_workers > 0: with num_workers=0 there are no workers.")
+    with fake_accelerators(cuda=False):  # a machine without CUDA, asked for a loader for a CUDA device
+        got = attempt(data, 4, "cuda", train=False, num_workers=0)
+        check.that(isinstance(got, DataLoader) and got.pin_memory,
+                   "pin_memory=True for a CUDA device whatever this machine has: the loader is built for the "
+                   "device asked for, even on a machine without CUDA.")
+    got = attempt(data, 4, torch.device("cpu"), train=False, num_workers=0)
+    check.that(isinstance(got, DataLoader),
+               f"for device (a string or a torch.device): torch.device('cpu') must work as 'cpu' does ({got!r}).")
+    check.that(not loader.pin_memory and not got.pin_memory,
+               "pin_memory=True exactly when device names a CUDA device: not for the CPU.")
     for name in ("cuda:0", torch.device("cuda"), torch.device("cuda", 0)):
         check.that(make_loader(data, 4, name, train=False, num_workers=0).pin_memory,
-                   f"{name!r} names a CUDA device too: pin memory for it (torch.device(device).type helps).")
+                   f"pin_memory=True exactly when device names a CUDA device: {name!r} names one too "
+                   "(torch.device(device).type helps).")
+    loader = make_loader(data, 4, "cuda", train=False, num_workers=3)
+    check.that(isinstance(loader.sampler, SequentialSampler) and not loader.drop_last,
+               "train=False: neither, for evaluation keep the order and every example: no shuffle, no drop_last.")
+    check.that(loader.num_workers == 3, "num_workers worker processes: use the num_workers given (3 here).")
+    check.that(loader.persistent_workers,
+               "persistent_workers=True exactly when num_workers > 0: keep the 3 workers alive between epochs.")
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -843,6 +930,25 @@ with _requirement("make_loader shuffles and drops the last batch only for traini
 # +                      num_workers=num_workers, pin_memory=torch.device(device).type == "cuda")
 # ```
 #
+# **mistake `no-shuffle`**, loses `test_make_loader`: forgets to shuffle the training data
+# ```diff
+# @@
+# -        shuffle=train,
+# ```
+#
+# **mistake `no-batch-size`**, loses `test_make_loader`: forgets to pass batch_size: batches of 1
+# ```diff
+# @@
+# -        batch_size=batch_size,
+# ```
+#
+# **mistake `startswith`**, loses `test_make_loader`: reads the device as a string: a torch.device raises
+# ```diff
+# @@
+# -        pin_memory=torch.device(device).type == "cuda",
+# +        pin_memory=device.startswith("cuda"),
+# ```
+#
 # **alternative `kwargs-dict`**: builds keyword arguments in a dict; reads the device as a string
 # ```python
 # from torch.utils.data import DataLoader
@@ -880,6 +986,18 @@ with _requirement("make_loader shuffles and drops the last batch only for traini
 #                           num_workers=num_workers, persistent_workers=bool(num_workers),
 #                           pin_memory=getattr(device, "type", str(device).split(":")[0]) == "cuda")
 # ```
+#
+# **clauses of `make_loader`**
+# - "A DataLoader over dataset with batch_size": visible "A DataLoader over dataset with batch_size" by `no-batch-size`
+# - "for device (a string or a torch.device).": visible "for device (a string or a torch.device)" by `startswith`
+# - "(a string or a torch.device)": allows `kwargs-dict`, `samplers`
+# - "train=True: shuffle": visible "train=True: shuffle" by `no-shuffle`
+# - "and drop_last": visible "train=True: drop_last" by `no-drop-last`
+# - "train=False: neither.": visible "train=False: neither" by `shuffle-eval`
+# - "pin_memory=True exactly when device names a CUDA device ("cuda", "cuda:0", torch.device("cuda"), ...)": visible "pin_memory=True exactly when device names a CUDA device" by `pin-always`, `device-string-compare`
+# - "whatever this machine has.": visible "whatever this machine has" by `pin-if-machine-has-cuda`
+# - "num_workers worker processes": visible "num_workers worker processes" by `workers-ignored`
+# - "persistent_workers=True exactly when num_workers > 0.": visible "persistent_workers=True exactly when num_workers > 0" by `not-persistent`
 
 # %% [markdown] id="s3"
 # ## 3. Send `uint8`, normalize on the device
@@ -961,27 +1079,31 @@ from gpucourse.checks import Check
 from gpucourse.fakes import RecordTransfers
 
 with Check("normalize_on_device") as check:
-    x = torch.randint(0, 256, (4, 1, 28, 28), dtype=torch.uint8)
+    x = torch.randint(0, 256, (3, 2, 5, 5), dtype=torch.uint8)
     before = x.clone()
     with RecordTransfers() as rec:
-        out = check.call(normalize_on_device, x, "meta", 0.2860, 0.3530)  # meta: a second device, no data
+        out = check.call(normalize_on_device, x, "meta", 0.4, 0.2)  # meta: a second device, no data
     check.that(isinstance(out, torch.Tensor) and out.device.type == "meta",
-               "Return the batch on the device you were given.")
-    check.that(out.dtype == torch.float32, "Return float32 (not float64, not float16).")
+               "Move the uint8 batch x_uint8 to device: return the batch on the device you were given (keep what "
+               "Tensor.to returns).")
+    check.that(out.dtype == torch.float32, "Return the float32 tensor (not float64, not float16).")
     moves = [t for t in rec.transfers if t.device == "meta"]
     check.that(len(moves) > 0, "Move the batch with Tensor.to(device, non_blocking=True).")
     batch_moves = [t for t in moves if t.source_dtype == torch.uint8]   # constants may cross as they like
     check.that(bool(batch_moves),
-               "Float data crossed to the device. Move the uint8 batch first, then convert it there.")
-    check.that(all(t.non_blocking for t in batch_moves), "Pass non_blocking=True to the transfer.")
+               "Only uint8 data crosses: float data crossed to the device. Move the uint8 batch first, then "
+               "convert it there.")
+    check.that(all(t.non_blocking for t in batch_moves),
+               "Move x_uint8 to device (non_blocking=True): pass non_blocking=True to the transfer.")
     check.that(x.device.type == "cpu" and torch.equal(x, before),
-               "Leave the input where it was: Tensor.to returns a new tensor, keep that one (do not move x_uint8).")
-    check.that(tuple(out.shape) == tuple(x.shape), "Return a batch of the input's shape.")
-    out = normalize_on_device(x, "cpu", 0.2860, 0.3530)
-    check.close(out, (x.double() / 255 - 0.2860) / 0.3530,
-                "The values are off: scale to [0, 1] (divide by 255), then subtract mean, then divide by std.",
+               "x_uint8 is not changed: same values, same device. Tensor.to returns a new tensor: keep that one, "
+               "do not move x_uint8.")
+    check.that(tuple(out.shape) == tuple(x.shape), "Return a batch with x_uint8's shape.")
+    out = normalize_on_device(x, "cpu", 0.4, 0.2)
+    check.close(out, (x.double() / 255 - 0.4) / 0.2,
+                "(x / 255 - mean) / std: scale to [0, 1] (divide by 255), then subtract mean, then divide by std.",
                 rel=1e-5, abs_=1e-5)
-    check.that(torch.equal(x, before), "Do not change the input batch.")
+    check.that(torch.equal(x, before), "x_uint8 is not changed: same values, same device.")
     flat = torch.randint(0, 256, (3, 5, 7), dtype=torch.uint8)  # no channel dimension
     check.equal(tuple(normalize_on_device(flat, "cpu", 0.5, 0.25).shape), (3, 5, 7),
                 "The result has x_uint8's shape, whatever its dimensions: add or drop none.")
@@ -1004,9 +1126,10 @@ with _requirement("normalize_on_device moves only uint8 with non_blocking=True a
                 self.numels.append(args[0].numel())
             return _result
 
-    for _ in range(5):
-        # at least two elements, so that the batch is never mistaken for a scalar constant
-        _shape = (_rng.randint(2, 9),) + tuple(_rng.randint(1, 12) for _ in range(_rng.randint(1, 3)))
+    for _trial in range(5):
+        # at least two elements, so that the batch is never mistaken for a scalar constant; 2-, 3- and 4-D
+        # batches in turn, so that every run sees each (a 3-D batch has no channel dimension)
+        _shape = (_rng.randint(2, 9),) + tuple(_rng.randint(1, 12) for _ in range(1 + _trial % 3))
         _x = torch.randint(0, 256, _shape, dtype=torch.uint8)
         _x.view(-1)[0], _x.view(-1)[-1] = 0, 255
         _keep = _x.clone()
@@ -1121,6 +1244,14 @@ with _requirement("normalize_on_device moves only uint8 with non_blocking=True a
 # +        x = x.unsqueeze(1)
 # ```
 #
+# **mistake `unassigned-to`**, loses `test_normalize_on_device`: the unassigned x.to(device): the batch never leaves the CPU
+# ```diff
+# @@
+# -    x = x_uint8.to(device, non_blocking=True)
+# +    x_uint8.to(device, non_blocking=True)
+# +    x = x_uint8
+# ```
+#
 # **alternative `one-call`**: moves and converts in one non-blocking call, which converts on the device
 # ```python
 # def normalize_on_device(x_uint8, device, mean, std):
@@ -1152,6 +1283,18 @@ with _requirement("normalize_on_device moves only uint8 with non_blocking=True a
 #     scale = 1.0 / (255.0 * std)
 #     return moved.to(torch.float32) * scale - mean / std
 # ```
+#
+# **clauses of `normalize_on_device`**
+# - "Move the uint8 batch x_uint8 to device": visible "Move the uint8 batch x_uint8 to device" by `unassigned-to`
+# - "(non_blocking=True)": visible "(non_blocking=True)" by `blocking`, `one-call-blocking`
+# - "then return the float32 tensor": visible "Return the float32 tensor" by `float64`, `half`
+# - "(x / 255 - mean) / std": visible "(x / 255 - mean) / std" by `no-scale`, `scale-last`
+# - "computed on the device": visible "Only uint8 data crosses" by `float-before-transfer`
+# - "with x_uint8's shape.": visible "x_uint8's shape" by `adds-channel`
+# - "Only uint8 data crosses": visible "Only uint8 data crosses" by `to-float-then-move`
+# - "(x_uint8.to(device, torch.float32, non_blocking=True) counts: it converts on the device).": allows `one-call`
+# - "mean and std are Python floats.": no requirement (it says what the caller passes; every check passes Python floats)
+# - "x_uint8 is not changed: same values, same device.": hidden-only (without a GPU the only second device is meta, and moving the caller's tensor there in place, x_uint8.data = x_uint8.data.to("meta"), raises before any check can look at it: the visible check shows that error, the hidden test names the requirement) by `moves-input`
 
 # %% id="s3-record"
 from gpucourse.fakes import RecordTransfers
