@@ -123,11 +123,21 @@ def _split(pattern, dtype):
     _, e, m = LAYOUTS[dtype]
     return pattern >> (e + m), (pattern >> m) & ((1 << e) - 1), pattern & ((1 << m) - 1)
 
+def _fields(value, kind):
+    """bit_fields(value, kind), or the error it raised as text (so that the check's hint shows what came back)."""
+    try:
+        return bit_fields(value, kind)
+    except Exception as error:
+        return f"{type(error).__name__}: {error}"
+
 with Check("bit_fields") as check:
     got = check.call(bit_fields, -1.5, torch.float16)
     check.that(isinstance(got, tuple) and len(got) == 3, "Return a tuple (sign, exponent, mantissa).")
     check.that(all(type(v) is int for v in got), "Return Python ints (use int(...) or .item()), not tensors.")
-    check.equal(got, (1, 15, 512), "-1.5 in float16: sign 1, biased exponent 15, mantissa 0b1000000000")
+    check.equal(got[0], 1, "-1.5 in float16: (sign, exponent, mantissa) are the bit fields as stored, "
+                "so the sign is its stored bit, 1 for a negative number.")
+    check.equal(got[1], 15, "-1.5 in float16: the exponent field as stored, biased: 15 (2**0 plus float16's bias 15).")
+    check.equal(got[2], 512, "-1.5 in float16: the mantissa field as stored, without the implicit 1: 0b1000000000.")
     check.equal(bit_fields(1.0, torch.float32), (0, 127, 0), "1.0 in float32: biased exponent 127, no mantissa bits")
     check.equal(bit_fields(1.0, torch.bfloat16), (0, 127, 0), "bfloat16 has float32's exponent: 8 bits, bias 127")
     check.equal(bit_fields(2.0**-24, torch.float16), (0, 0, 1),
@@ -140,10 +150,11 @@ with Check("bit_fields") as check:
     check.equal(bit_fields(259.0, torch.bfloat16), (0, 135, 2),
                 "259 rounds to 260 in bfloat16, the nearest bfloat16 number: round as .to(dtype) does, do not "
                 "cut off bits")
-    check.equal(bit_fields(torch.tensor(0.75), torch.float16), (0, 14, 512), "x may be a 0-d float32 tensor")
-    check.equal(bit_fields(torch.tensor(0.75, dtype=torch.float16), torch.bfloat16), (0, 126, 64),
+    check.equal(_fields(torch.tensor(0.75), torch.float16), (0, 14, 512),
+                "x may be a 0-d float32 tensor: round it to dtype before reading its bits")
+    check.equal(_fields(torch.tensor(0.75, dtype=torch.float16), torch.bfloat16), (0, 126, 64),
                 "x may be a 0-d tensor of another 16-bit dtype: round it to dtype before reading its bits")
-    check.equal(bit_fields(torch.tensor(-2.0, dtype=torch.float64), torch.float32), (1, 128, 0),
+    check.equal(_fields(torch.tensor(-2.0, dtype=torch.float64), torch.float32), (1, 128, 0),
                 "x may be a 0-d float64 tensor")
 
 ### BEGIN HIDDEN TESTS
@@ -432,6 +443,20 @@ with _requirement("bit_fields handles -0.0, inf, overflow, subnormals and underf
 #     e = LAYOUTS[dtype][1]
 #     return int(text[0], 2), int(text[1:1 + e], 2), int(text[1 + e:], 2)
 # ```
+#
+# **clauses of `bit_fields`**
+# - "(sign, exponent, mantissa): the bit fields of x": visible "the sign is its stored bit" by `sign-plus-minus`, `sign-extended`
+# - "as Python ints": visible "Return Python ints" by `tensor-fields`
+# - "as stored": visible "read the stored bits" by `frexp`
+# - "as stored": visible "-0.0 is stored with its sign bit set" by `sign-from-comparison`
+# - "(biased exponent": visible "the exponent field as stored, biased" by `unbiased-exponent`
+# - "mantissa without the implicit 1": visible "without the implicit 1" by `implicit-bit`
+# - "x: a Python float or a 0-d tensor of any floating dtype.": visible "x may be a 0-d float32 tensor: round it to dtype" by `tensor-as-is`
+# - "dtype: torch.float32, torch.float16 or torch.bfloat16.": visible "bfloat16 has float32's exponent" by `fp16-layout`
+# - "x is rounded to the nearest dtype value (ties to even), as .to(dtype) rounds": visible "round as .to(dtype) does" by `bf16-truncate`
+# - "a float64 value may be rounded directly or through float32": allows `numpy-direct`
+# - "(the graded values round the same both ways)": no requirement (it says which values are graded: the hidden tests round float32 values, on which both roundings agree)
+# - "x: a Python float or a 0-d tensor of any floating dtype.": allows `struct-bits`, `numpy-view`, `bin-string`
 
 # %% [markdown] id="ex2"
 # ## Exercise 2: `roundtrip_rel_error` (2 points)
@@ -467,6 +492,8 @@ with Check("roundtrip_rel_error") as check:
     check.that(isinstance(got, torch.Tensor) and got.shape == x.shape, "Return a tensor of the same shape as x.")
     check.that(got.dtype in (torch.float32, torch.float64), "Compute in float32 or float64, not in the 16-bit dtype.")
     check.that(bool((got[:2] == 0).all()), "1 and 3 are exact in float16: their error is 0.")
+    check.that(float(got[2]) > 0, "2049 becomes 2048 in float16: compute the difference in float64 (or float32 for "
+               "a float32 x), never in dtype, where it is rounded away (got 0).")
     # float16 holds only every other integer between 2048 and 4096; a tie rounds to the even neighbour
     check.close(got[2], 1 / 2049, "2049 becomes 2048 in float16: the error relative to |x| is 1/2049.", rel=1e-5)
     check.close(got[3], 1 / 2051, "2051 becomes 2052 in float16: the error is |2051 - 2052| / 2051, never negative.",
@@ -481,10 +508,10 @@ with Check("roundtrip_rel_error") as check:
                "subnormals): only a value that underflows to 0 has error 1.")
     wide = torch.tensor([1 + 2.0**-30, 3.0], dtype=torch.float64)
     got = check.call(roundtrip_rel_error, wide, torch.float16)
-    check.that(isinstance(got, torch.Tensor) and got.dtype == torch.float64,
-               "For a float64 x, compute and return the error in float64.")
     check.close(got[0], 2.0**-30 / (1 + 2.0**-30), "1 + 2**-30 (a float64 x) becomes 1 in float16: its error is "
-                "about 2**-30. Keep all of x's digits: do not cast x to float32 first.", rel=1e-9, abs_=0.0)
+                "about 2**-30. Keep all of x's digits: do not cast x to float32 first.", rel=1e-6, abs_=0.0)
+    check.that(isinstance(got, torch.Tensor) and got.dtype == torch.float64,
+               f"For a float64 x, compute and return the error in float64 (got {got.dtype}).")
 
 ### BEGIN HIDDEN TESTS
 import numpy as np
@@ -596,6 +623,27 @@ with _requirement("roundtrip_rel_error: underflow to 0 gives 1, overflow to inf 
 # +    return torch.where(wide.abs() < torch.finfo(dtype).tiny, torch.ones_like(err), err)
 # ```
 #
+# **mistake `float32-result`**, loses `test_roundtrip_rel_error`: computes in float64 but hands the error back as float32
+# ```diff
+# @@
+# -    return (wide - x.to(dtype).double()).abs() / wide.abs()
+# +    return ((wide - x.to(dtype).double()).abs() / wide.abs()).float()
+# ```
+#
+# **mistake `clamp-one`**, loses `test_roundtrip_rel_error`: caps the error at 1, as if a relative error could not exceed 100 %
+# ```diff
+# @@
+# -    return (wide - x.to(dtype).double()).abs() / wide.abs()
+# +    return ((wide - x.to(dtype).double()).abs() / wide.abs()).clamp(max=1.0)
+# ```
+#
+# **mistake `max-error`**, loses `test_roundtrip_rel_error`: returns the worst error of the tensor, not one per element
+# ```diff
+# @@
+# -    return (wide - x.to(dtype).double()).abs() / wide.abs()
+# +    return ((wide - x.to(dtype).double()).abs() / wide.abs()).max()
+# ```
+#
 # **alternative `own-dtype`**: computes in x's own dtype (float32 for float32, float64 for float64)
 # ```python
 # def roundtrip_rel_error(x, dtype):
@@ -638,6 +686,20 @@ with _requirement("roundtrip_rel_error: underflow to 0 gives 1, overflow to inf 
 #     err = torch.sub(wide, x.to(dtype).double()).abs_()
 #     return err.div_(wide.abs())
 # ```
+#
+# **clauses of `roundtrip_rel_error`**
+# - "Elementwise |x - x.to(dtype)|": visible "never negative" by `no-abs`
+# - "/ |x|": visible "the error relative to |x| is 1/2049" by `relative-to-rounded`, `absolute`
+# - "same shape": visible "Return a tensor of the same shape as x" by `max-error`
+# - "for a float32 or float64 tensor x without zeros": no requirement (it states the inputs: the tests pass float32 and float64 tensors and never a zero)
+# - "Computed in float64": visible "never in dtype, where it is rounded away" by `low-precision-diff`
+# - "(or in float32 when x is float32)": allows `own-dtype`
+# - "returned in float64": visible "For a float64 x, compute and return the error in float64" by `float32-result`
+# - "(for a float32 x, a float32 result is accepted too)": allows `own-dtype`
+# - "never by casting a float64 x to float32 first": visible "do not cast x to float32 first" by `float32-first`
+# - "Underflow to 0 gives 1": visible "only a value that underflows to 0 has error 1" by `finfo-tiny`
+# - "overflow to inf gives inf": visible "its error is inf" by `clamp-one`
+# - "x.to(dtype) may round a float64 through float32 (PyTorch) or directly (NumPy): both are accepted.": allows `numpy-direct-error`, `float64-ops`
 
 # %% [markdown] id="s2"
 # ### Round-trip error over 80 orders of magnitude
@@ -748,20 +810,33 @@ def choose_amp_dtype(device):
 from gpucourse.amp import fake_gpu
 from gpucourse.checks import Check
 
+def _choice(spelling):
+    """choose_amp_dtype(spelling), or the error it raised as text (so that the check's hint shows what came back)."""
+    try:
+        return choose_amp_dtype(spelling)
+    except Exception as error:
+        return f"{type(error).__name__}: {error}"
+
 with Check("choose_amp_dtype") as check:
     got = check.call(choose_amp_dtype, "cpu")
     check.equal(got, (torch.bfloat16, False), "On the CPU: bfloat16 autocast, no scaler")
     with fake_gpu(capability=(8, 0), name="A100"):
-        check.equal(choose_amp_dtype("cuda"), (torch.bfloat16, False), "An A100 (8.0) has native bfloat16")
-    check.that(type(got[1]) is bool, "use_scaler is a bool: True or False.")
+        check.equal(choose_amp_dtype("cuda"), (torch.bfloat16, False),
+                    "An A100 (8.0) has native bfloat16: compute capability >= 8.0 includes 8.0")
+    check.that(type(got[1]) is bool, f"use_scaler is a bool: True or False (got {got[1]!r}).")
+    with fake_gpu(capability=(8, 6), name="RTX 3090"):
+        check.equal(_choice(torch.device("cuda")), (torch.bfloat16, False),
+                    "device may be a torch.device, not only a string: torch.device('cuda') on an 8.6 GPU")
     with fake_gpu(capability=(7, 5), name="Tesla T4"):
-        check.equal(choose_amp_dtype(torch.device("cuda")), (torch.float16, True),
-                    "A T4 (7.5) has float16 tensor cores and no native bfloat16. (Did you trust is_bf16_supported()?)")
-        check.equal(choose_amp_dtype("cuda:0"), (torch.float16, True),
+        got = _choice(torch.device("cuda"))
+        check.equal(got[0], torch.float16,
+                    "A T4 (7.5) has float16 tensor cores and no native bfloat16: decide by "
+                    "torch.cuda.get_device_capability(device), not by torch.cuda.is_bf16_supported().")
+        check.equal(got[1], True, "(float16, True) on older CUDA GPUs: float16 needs a GradScaler, use_scaler True.")
+        check.equal(_choice("cuda:0"), (torch.float16, True),
                     "'cuda:0' is a CUDA device too: decide by the device's type, not by the exact string")
-        check.equal(choose_amp_dtype("cpu"), (torch.bfloat16, False),
-                    "On a machine with a T4, 'cpu' is still the CPU: decide by the device you are given, not by "
-                    "the machine")
+        check.equal(_choice("cpu"), (torch.bfloat16, False),
+                    "On a machine with a T4, 'cpu' is still the CPU: the device given decides, not the machine")
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -859,6 +934,21 @@ with _requirement("choose_amp_dtype('cpu') returns use_scaler as a bool"):
 # +    return torch.bfloat16, 0
 # ```
 #
+# **mistake `old-gpu-no-scaler`**, loses `test_choose_amp_dtype`: float16 on an older GPU, but without a scaler
+# ```diff
+# @@
+# -        return torch.float16, True
+# +        return torch.float16, False
+# ```
+#
+# **mistake `string-only`**, loses `test_choose_amp_dtype`: reads the device as a string with str methods: a torch.device has none
+# ```diff
+# @@
+# -    device = torch.device(device)
+# -    if device.type == "cuda":
+# +    if device.startswith("cuda"):
+# ```
+#
 # **alternative `native-flag`**: asks is_bf16_supported for native support only (including_emulation=False)
 # ```python
 # def choose_amp_dtype(device):
@@ -898,6 +988,19 @@ with _requirement("choose_amp_dtype('cpu') returns use_scaler as a bool"):
 #     use_bf16 = cap[0] * 10 + cap[1] >= 80
 #     return (torch.bfloat16 if use_bf16 else torch.float16), not use_bf16
 # ```
+#
+# **clauses of `choose_amp_dtype`**
+# - "(dtype, use_scaler): (bfloat16, False) on a CUDA device of compute capability >= 8.0": visible "compute capability >= 8.0 includes 8.0" by `strictly-above-8`
+# - "(bfloat16, False) on a CUDA device of compute capability >= 8.0 and on the CPU": visible "On the CPU: bfloat16 autocast, no scaler" by `cpu-float16`, `bf16-with-scaler`
+# - "(float16, True) on older CUDA GPUs.": visible "(float16, True) on older CUDA GPUs" by `old-gpu-no-scaler`
+# - "device: a torch.device": visible "device may be a torch.device" by `string-only`
+# - "or a string ("cuda", "cuda:0", "cpu")": visible "'cuda:0' is a CUDA device too" by `string-equals-cuda`
+# - "or a string ("cuda", "cuda:0", "cpu")": allows `string-device`
+# - "the device given decides, not the machine (the CPU stays the CPU beside a GPU).": visible "the device given decides, not the machine" by `machine-not-device`
+# - "Decide by torch.cuda.get_device_capability(device), not by torch.cuda.is_bf16_supported() (True on a T4, by emulation).": visible "not by torch.cuda.is_bf16_supported()" by `trusts-is-bf16-supported`
+# - "Decide by torch.cuda.get_device_capability(device)": allows `capability-major`, `warn-cpu`
+# - "On a machine whose GPUs differ in capability, asking the given device or the current one (is_bf16_supported(including_emulation=False) does) are both accepted.": allows `native-flag`
+# - "use_scaler is a bool.": visible "use_scaler is a bool" by `scaler-as-int`
 
 # %% [markdown] id="ex4"
 # ## Exercise 4: `bf16_train_step` (2 points)
@@ -910,8 +1013,9 @@ with _requirement("choose_amp_dtype('cpu') returns use_scaler as a bool"):
 # %% nbgrader={"grade": false, "grade_id": "bf16_train_step", "locked": false, "schema_version": 3, "solution": true}
 def bf16_train_step(model, x, y, optimizer, criterion, device_type) -> float:
     """One training step: optimizer.zero_grad(), forward and loss under torch.autocast(device_type,
-    dtype=torch.bfloat16), loss.backward(), optimizer.step(); no gradient scaler, and the parameters
-    stay float32 (no model.bfloat16()). Returns the batch's loss, from before the step, as a float."""
+    dtype=torch.bfloat16) (the loss may also follow the block), loss.backward(), optimizer.step(); no
+    gradient scaler, and the parameters stay float32 (no model.bfloat16()). Returns the batch's loss,
+    from before the step, as a float."""
     ### BEGIN SOLUTION
     optimizer.zero_grad(set_to_none=True)
     with torch.autocast(device_type=device_type, dtype=torch.bfloat16):
@@ -932,23 +1036,24 @@ with Check("bf16_train_step") as check, warnings.catch_warnings():
     warnings.simplefilter("ignore")
     model = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
     x, y = torch.randn(12, 6), torch.randint(0, 3, (12,))
-    with torch.no_grad():
-        plain_loss = torch.nn.functional.cross_entropy(model(x), y).item()   # float32, before the step
+    with torch.no_grad(), torch.autocast(device_type="cpu", dtype=torch.bfloat16):
+        loss_before = torch.nn.functional.cross_entropy(model(x), y).item()   # this batch's loss, before the step
     for p in model.parameters():
         p.grad = torch.full_like(p, 100.0)            # stale gradients that must be zeroed
     before = [p.detach().clone() for p in model.parameters()]
     with OpDtypes() as ops:
-        loss = check.call(bf16_train_step, model, x, y, torch.optim.SGD(model.parameters(), lr=0.1),
+        loss = check.call(bf16_train_step, model, x, y, torch.optim.SGD(model.parameters(), lr=0.5),
                           torch.nn.CrossEntropyLoss(), "cpu")
-    check.that(isinstance(loss, float), "Return the loss as a Python float (loss.item()).")
+    check.that(isinstance(loss, float), f"Return the loss as a Python float (loss.item()) (got {type(loss).__name__})")
     check.that(all(p.dtype == torch.float32 for p in model.parameters()),
                "Keep the parameters float32: use autocast, not model.bfloat16().")
     check.that(any(op in ("addmm", "mm", "matmul", "linear") and out == torch.bfloat16 for op, _, out in ops.rows),
                "Run the forward pass under torch.autocast(device_type=device_type, dtype=torch.bfloat16).")
-    check.close(loss, plain_loss, "Return the batch's loss, computed before the step.", rel=3e-2)
     moved = max((p.detach() - q).abs().max().item() for p, q in zip(model.parameters(), before))
     check.that(moved > 0, "The step must update the parameters: loss.backward(), then optimizer.step().")
-    check.that(moved < 5, "The step used stale gradients: call optimizer.zero_grad() before the backward pass.")
+    check.that(moved < 20, "The step used stale gradients: call optimizer.zero_grad() before the backward pass.")
+    check.close(loss, loss_before, "Return the batch's loss from before the step (the optimizer step changes it).",
+                rel=2e-3)
     # autocast's default dtype differs by device (float16 on CUDA): the step must ask for bfloat16 by name
     model = torch.nn.Sequential(torch.nn.Linear(5, 7), torch.nn.ReLU(), torch.nn.Linear(7, 4))
     x, y = torch.randn(10, 5), torch.randint(0, 4, (10,))
@@ -1127,6 +1232,39 @@ with warnings.catch_warnings():
 # +    return loss
 # ```
 #
+# **mistake `zero-grad-last`**, loses `test_bf16_train_step`: zeros the gradients after the step, not before
+# ```diff
+# @@
+# -    optimizer.zero_grad(set_to_none=True)
+#      with torch.autocast(device_type=device_type, dtype=torch.bfloat16):
+# @@
+#      optimizer.step()
+# +    optimizer.zero_grad(set_to_none=True)
+# ```
+#
+# **mistake `autocast-cuda`**, loses `test_bf16_train_step`: autocasts for CUDA whatever device_type it is given
+# ```diff
+# @@
+# -    with torch.autocast(device_type=device_type, dtype=torch.bfloat16):
+# +    with torch.autocast(device_type="cuda", dtype=torch.bfloat16):
+# ```
+#
+# **mistake `no-step`**, loses `test_bf16_train_step`: computes the gradients but never steps the optimizer
+# ```diff
+# @@
+#      loss.backward()
+# -    optimizer.step()
+# ```
+#
+# **mistake `loss-after-step`**, loses `test_bf16_train_step`: reports the loss measured again after the step
+# ```diff
+# @@
+#      optimizer.step()
+# -    return loss.item()
+# +    with torch.no_grad(), torch.autocast(device_type=device_type, dtype=torch.bfloat16):
+# +        return criterion(model(x), y).item()
+# ```
+#
 # **alternative `amp-autocast`**: torch.amp.autocast, zero_grad() to zeros, float(loss)
 # ```python
 # def bf16_train_step(model, x, y, optimizer, criterion, device_type) -> float:
@@ -1164,6 +1302,18 @@ with warnings.catch_warnings():
 #     optimizer.step()
 #     return loss.item()
 # ```
+#
+# **clauses of `bf16_train_step`**
+# - "One training step: optimizer.zero_grad()": visible "call optimizer.zero_grad() before the backward pass" by `no-zero-grad`, `zero-grad-last`
+# - "optimizer.zero_grad()": allows `manual-zero`, `amp-autocast`
+# - "forward and loss under torch.autocast(device_type, dtype=torch.bfloat16)": visible "Run the forward pass under torch.autocast(device_type=device_type, dtype=torch.bfloat16)" by `float16`, `no-autocast`, `autocast-cuda`
+# - "dtype=torch.bfloat16)": visible "autocast with dtype=torch.bfloat16, whatever the default" by `default-autocast-dtype`
+# - "(the loss may also follow the block)": allows `loss-outside`
+# - "loss.backward(), optimizer.step()": visible "The step must update the parameters: loss.backward(), then optimizer.step()" by `no-step`
+# - "no gradient scaler": visible "No gradient scaler with bfloat16" by `with-scaler`
+# - "the parameters stay float32 (no model.bfloat16()).": visible "Keep the parameters float32" by `model-bfloat16`
+# - "Returns the batch's loss, from before the step": visible "Return the batch's loss from before the step" by `loss-after-step`
+# - "as a float.": visible "Return the loss as a Python float" by `returns-tensor`
 
 # %% [markdown] id="s4"
 # ## 3. No scaler, and the price
