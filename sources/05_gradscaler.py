@@ -466,9 +466,11 @@ def scaled_train_step(model, x, y, optimizer, scaler, criterion, device_type,
     """One mixed-precision training step with a gradient scaler; returns the unscaled loss as a float.
 
     In order: zero the gradients; forward and loss under torch.autocast(device_type=device_type,
-    dtype=dtype) (the loss may also follow the block); backward through scaler.scale(loss); if max_norm is not None (it is None or a positive
-    number), scaler.unscale_(optimizer) then clip the gradients' total norm to max_norm;
-    scaler.step(optimizer); scaler.update().
+    dtype=dtype) (the loss may also follow the block); backward through scaler.scale(loss); if
+    max_norm is not None (it is None or a positive number), scaler.unscale_(optimizer) then clip
+    the gradients' total norm to max_norm (unscale_ may also be called, or a clip to an infinite
+    norm made, when max_norm is None: neither changes the step); scaler.step(optimizer);
+    scaler.update().
     Returns the loss before the step (not scaled) as a Python float; the parameters stay float32."""
     ### BEGIN SOLUTION
     optimizer.zero_grad(set_to_none=True)
@@ -877,6 +879,22 @@ with warnings.catch_warnings():
 #     return loss.item()
 # ```
 #
+# **alternative `clip-inf`**: one code path: unscale_ and clip on every step, to an infinite norm without a max_norm
+# ```python
+# def scaled_train_step(model, x, y, optimizer, scaler, criterion, device_type,
+#                       dtype=torch.float16, max_norm=None) -> float:
+#     optimizer.zero_grad()
+#     with torch.autocast(device_type=device_type, dtype=dtype):
+#         loss = criterion(model(x), y)
+#     scaler.scale(loss).backward()
+#     scaler.unscale_(optimizer)
+#     _limit = float("inf") if max_norm is None else max_norm
+#     torch.nn.utils.clip_grad_norm_(model.parameters(), _limit)
+#     scaler.step(optimizer)
+#     scaler.update()
+#     return float(loss.detach())
+# ```
+#
 # **clauses of `scaled_train_step`**
 # - "One mixed-precision training step with a gradient scaler": no requirement (a summary: the next sentence states each part of the step, one clause each)
 # - "returns the unscaled loss as a float": visible "Return the unscaled loss, not the scaled loss" by `scaled-loss-returned`
@@ -887,7 +905,7 @@ with warnings.catch_warnings():
 # - "if max_norm is not None": visible "With max_norm=None nothing is clipped" by `clip-default`
 # - "(it is None or a positive number)": allows `clip-if`
 # - "scaler.unscale_(optimizer) then clip": visible "after scaler.unscale_(optimizer)" by `clip-scaled`, `clip-then-unscale`
-# - "scaler.unscale_(optimizer)": allows `unscale-always`
+# - "unscale_ may also be called, or a clip to an infinite norm made, when max_norm is None": allows `unscale-always`, `clip-inf`
 # - "clip the gradients' total norm to max_norm": visible "clip the gradients' total norm to max_norm" by `clip-value`
 # - "scaler.step(optimizer)": visible "Call scaler.step(optimizer), not optimizer.step()" by `optimizer-step`
 # - "scaler.update().": visible "end the step with scaler.update()" by `no-update`
