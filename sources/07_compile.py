@@ -106,7 +106,7 @@ print("Nothing has been compiled yet: the first torch.compile of a session loads
 class CompileCounter:
     """A torch.compile backend that records every graph it receives and runs it unchanged.
 
-    counter = CompileCounter(); counter.graphs == []  (a list of this instance's own, never shared)
+    counter = CompileCounter(); counter.graphs == []  (a list of this instance's own, never shared).
     Every call counter(gm, example_inputs) appends gm itself (the torch.fx.GraphModule) to counter.graphs,
     one entry per call, and returns a callable that runs gm unchanged (gm.forward, or gm)."""
 
@@ -133,6 +133,15 @@ with Check("CompileCounter") as check:
     check.that(other.graphs is not counter.graphs,
                "Two CompileCounters share one graphs list: each instance needs a list of its own, created on self "
                "in __init__ (a list written in the class body is one list shared by every instance).")
+    # called directly, as Dynamo calls it: what comes back must run the graph module unchanged
+    traced = torch.fx.symbolic_trace(torch.nn.Linear(3, 2))
+    direct = check.call(CompileCounter)
+    runner = check.call(direct, traced, [torch.randn(4, 3)])
+    sample = torch.randn(5, 3)
+    check.that(callable(runner) and not isinstance(runner, torch.Tensor)
+               and torch.equal(runner(sample), traced(sample)),
+               "counter(gm, example_inputs) returns a callable that runs gm unchanged (gm.forward, or gm itself), "
+               "not None and not gm's output.")
     torch._dynamo.reset()
     def double_plus_one(x):
         return 2 * x + 1
@@ -153,16 +162,13 @@ with Check("CompileCounter") as check:
     out = check.call(torch.compile(with_break, backend=other), x)
     check.that(isinstance(out, torch.Tensor) and torch.allclose(out, torch.cos(x) * 3 - 1),
                "A function with a graph break must still compute what the original does: run every graph.")
-    check.equal(len(other.graphs), 2, "A graph break makes Dynamo call the backend twice: record every graph it "
-                "receives, one entry per call.")
+    check.equal(len(other.graphs), 2, "A graph break makes Dynamo call the backend twice: "
+                "record every graph it receives, one entry per call.")
     torch._dynamo.reset()
-    # called directly, as Dynamo calls it, twice with the same graph module
-    traced = torch.fx.symbolic_trace(torch.nn.Linear(3, 2))
-    direct = CompileCounter()
-    check.call(direct, traced, [torch.randn(4, 3)])
+    # the direct counter above, called a second time with the same graph module
     check.call(direct, traced, [torch.randn(5, 3)])
-    check.equal(len(direct.graphs), 2, "Calling the counter twice with the same gm must record two entries: one "
-                "entry per call, even for a graph module it has seen before.")
+    check.equal(len(direct.graphs), 2, "Calling the counter twice with the same gm must record two entries: "
+                "one entry per call, even for a graph module it has seen before.")
     check.that(all(g is traced for g in direct.graphs), "Append gm itself, the very object you receive (not a "
                "copy of it): counter.graphs[0] is gm.")
 
@@ -284,6 +290,16 @@ torch._dynamo.reset()
 # +        self.graphs.append(copy.deepcopy(gm))
 # ```
 #
+# **mistake `tuple-graphs`**, loses `test_CompileCounter`: keeps the graphs in a tuple, not a list
+# ```diff
+# @@
+# -        self.graphs = []
+# +        self.graphs = ()
+# @@
+# -        self.graphs.append(gm)
+# +        self.graphs += (gm,)
+# ```
+#
 # **alternative `return-gm`**: returns gm itself (a callable that runs the graph)
 # ```python
 # class CompileCounter:
@@ -323,6 +339,17 @@ torch._dynamo.reset()
 #         self.graphs.append(gm)
 #         return gm.forward
 # ```
+#
+# **clauses of `CompileCounter`**
+# - "records every graph it receives": visible "record every graph it receives, one entry per call" by `records-first-only`
+# - "and runs it unchanged": visible "returns a callable that runs gm unchanged" by `returns-output`
+# - "counter = CompileCounter(); counter.graphs == []": visible "A new CompileCounter needs an empty list in self.graphs" by `tuple-graphs`
+# - "(a list of this instance's own, never shared)": visible "each instance needs a list of its own" by `class-level-list`
+# - "appends gm itself": visible "Append gm itself, the very object you receive" by `deepcopy`
+# - "(the torch.fx.GraphModule) to counter.graphs": visible "Record the GraphModule gm itself, not its .graph" by `records-fx-graph`, `records-inputs`
+# - "one entry per call": visible "one entry per call, even for a graph module it has seen before" by `dedup`
+# - "returns a callable that runs gm unchanged": visible "returns a callable that runs gm unchanged" by `returns-none`, `returns-output`
+# - "(gm.forward, or gm)": allows `return-gm`, `lambda-runner`
 
 # %% [markdown] id="s1-graph"
 # ### What Dynamo captured
@@ -444,10 +471,11 @@ with Check("count_compilations") as check:
     model = make_mlp(hidden=32)
     n = check.call(count_compilations, model, [4, 8, 16], False)
     check.that(isinstance(n, int), "Return an int: len(counter.graphs).")
-    check.equal(n, 3, "With dynamic=False every new batch size compiles a new graph: pass dynamic on to "
-                "torch.compile, and call the compiled model once per batch size.")
+    check.equal(n, 3, "With dynamic=False every new batch size compiles a new graph: "
+                "pass dynamic on to torch.compile, and call the compiled model once per batch size.")
     check.equal(count_compilations(make_mlp(hidden=32), [4, 4, 4], False), 1,
-                "The same shape three times reuses the first graph: count the graphs your counter received.")
+                "The same shape three times reuses the first graph: count the graphs a new CompileCounter received "
+                "in this call (one new counter per question).")
     check.equal(count_compilations(make_mlp(hidden=32), [4, 8], True), 1,
                 "With dynamic=True the first graph already has a symbolic batch size: pass dynamic on unchanged.")
     again = [count_compilations(model, [4, 8, 16], None) for _ in range(2)]
@@ -456,14 +484,14 @@ with Check("count_compilations") as check:
     check.equal(again[0], 2, "With the default dynamic=None, the first new shape recompiles once, with a dynamic "
                 "batch size, and later sizes reuse that graph.")
     check.equal(count_compilations(TwoGraphs(), [4, 8], False), 4,
-                "A graph break splits forward into two graphs, each compiled again for a new size: count the graphs "
-                "your CompileCounter received, don't compute them.")
+                "A graph break splits forward into two graphs, each compiled again for a new size: "
+                "count the graphs your CompileCounter received, don't compute them.")
     try:
         on_meta = count_compilations(make_mlp(hidden=32).to("meta"), [4, 8], False)
     except RuntimeError as error:     # torch's device-mismatch error
         on_meta = type(error).__name__
-    check.equal(on_meta, 2, "A model on another device (here 'meta', a device that holds no data): create each "
-                "input on the device of the model's parameters.")
+    check.equal(on_meta, 2, "A model on another device (here 'meta', a device that holds no data): "
+                "create each input on the device of the model's parameters.")
     probe = SizeProbe()
     count_compilations(probe, [8, 4, 8, 4], False)
     check.equal(probe.sizes, [8, 4, 8, 4], "Call the compiled model once per batch size, in the order given, "
@@ -571,22 +599,14 @@ finally:
 # ```diff
 # @@
 # -    compiled = torch.compile(model, backend=counter, dynamic=dynamic)
-# -    device = next(model.parameters()).device
 # +    compiled = torch.compile(model, backend=counter)
-# @@
-# -        compiled(torch.randn(b, 1, 28, 28, device=device))
-# +        compiled(torch.randn(b, 1, 28, 28))
 # ```
 #
 # **mistake `always-dynamic`**, loses `test_count_compilations`: compiles with dynamic=True whatever it is asked
 # ```diff
 # @@
 # -    compiled = torch.compile(model, backend=counter, dynamic=dynamic)
-# -    device = next(model.parameters()).device
 # +    compiled = torch.compile(model, backend=counter, dynamic=True)
-# @@
-# -        compiled(torch.randn(b, 1, 28, 28, device=device))
-# +        compiled(torch.randn(b, 1, 28, 28))
 # ```
 #
 # **mistake `distinct-sizes`**, loses `test_count_compilations`: assumes one graph per distinct size, and counts nothing
@@ -662,15 +682,19 @@ finally:
 #      torch._dynamo.reset()
 # -    counter = CompileCounter()
 # -    compiled = torch.compile(model, backend=counter, dynamic=dynamic)
-# -    device = next(model.parameters()).device
 # +    if _COUNTER is None:
 # +        _COUNTER = CompileCounter()
 # +    compiled = torch.compile(model, backend=_COUNTER, dynamic=dynamic)
-#      for b in batch_sizes:
-# -        compiled(torch.randn(b, 1, 28, 28, device=device))
+# @@
 # -    return len(counter.graphs)
-# +        compiled(torch.randn(b, 1, 28, 28))
 # +    return len(_COUNTER.graphs)
+# ```
+#
+# **mistake `returns-graphs`**, loses `test_count_compilations`: returns the recorded graphs, not how many there are
+# ```diff
+# @@
+# -    return len(counter.graphs)
+# +    return counter.graphs
 # ```
 #
 # **alternative `device-of-param`**: creates the input then moves it, locals named _b/_device
@@ -715,6 +739,16 @@ finally:
 #             compiled(torch.randn(size, 1, 28, 28, device=next(model.parameters()).device))
 #     return len(graphs.graphs)
 # ```
+#
+# **clauses of `count_compilations`**
+# - "Number of graphs compiled": visible "count the graphs your CompileCounter received, don't compute them" by `formula`
+# - "torch.compile(model, backend=counter, dynamic=dynamic)": visible "pass dynamic on to torch.compile" by `ignores-dynamic`, `always-dynamic`
+# - "counter a new CompileCounter": visible "count the graphs a new CompileCounter received" by `shared-counter`
+# - "called once per batch size, in order": visible "Call the compiled model once per batch size, in the order given" by `sorted-distinct`
+# - "on torch.randn(b, 1, 28, 28) created on the device of the model's parameters": visible "create each input on the device of the model's parameters" by `inputs-on-cpu`
+# - "Starts from a fresh compile state (torch._dynamo.reset() first)": visible "start from a fresh compile state, before counting" by `reset-after`
+# - "so the same question asked twice gets the same answer": visible "The same question asked twice got two answers" by `no-reset`
+# - "Returns len(counter.graphs) as an int.": visible "Return an int: len(counter.graphs)." by `returns-graphs`
 
 # %% [markdown] id="s2"
 # ## 2. Recompilation when the batch shape changes
@@ -910,13 +944,14 @@ with Check("first_and_steady_ms") as check:
     first_device, steady_device = fn.device_ms()
     check.that(first > 1.0, "first_ms is in milliseconds, and a GPU call returns before its work is done: "
                "synchronize(device) after the call, before reading the clock.")
-    check.that(first >= 0.9 * first_device, "The first call (120 ms here, compilation included) must be timed on its "
-               "own, in milliseconds, synchronized after the call.")
+    check.that(first >= 0.9 * first_device, "The first call (120 ms here, compilation included) "
+               "must be timed on its own, in milliseconds, synchronized after the call, "
+               "and returned first: (first_ms, steady_median_ms).")
     check.that(first <= first_device + 90, "first_ms also counted work queued before the call: "
                "synchronize(device) before starting the clock.")
     check.that(0.9 * steady_device <= steady <= steady_device + 25,
-               "steady_median_ms must be the median of the `repeats` later calls, each timed on its own and "
-               "synchronized: three slow calls of ten must not move it.")
+               "steady_median_ms must be the median of the `repeats` later calls, "
+               "each timed on its own and synchronized: three slow calls of ten must not move it.")
     with simulated_accelerator("cuda") as gpu:
         fn = FakeCompiled(gpu, [200.0, 10.0, 120.0, 10.0, 120.0])
         first, steady = check.call(first_and_steady_ms, fn, x, torch.device("cuda"), repeats=4)
@@ -924,6 +959,18 @@ with Check("first_and_steady_ms") as check:
     check.that(abs(steady - fn.device_ms()[1]) <= 25,
                "With repeats=4 the median is the mean of the two middle times of the 4 later calls (as "
                "statistics.median computes it); the first call is not one of them.")
+    # time.time() and time.time_ns() stand still here: only the docstring's clock measures the call
+    import time
+    saved_clocks, now, now_ns = (time.time, time.time_ns), time.time(), time.time_ns()
+    time.time, time.time_ns = (lambda: now), (lambda: now_ns)
+    try:
+        with simulated_accelerator("cuda") as gpu:
+            fn = FakeCompiled(gpu, [60.0, 10.0, 10.0])
+            first, steady = check.call(first_and_steady_ms, fn, x, torch.device("cuda"), repeats=2)
+    finally:
+        time.time, time.time_ns = saved_clocks
+    check.that(first >= 0.9 * fn.device_ms()[0], "Read the clock with time.perf_counter() (or perf_counter_ns): "
+               "other clocks such as time.time() can jump or stand still (here it stands still).")
 
 ### BEGIN HIDDEN TESTS
 import random as _random
@@ -968,6 +1015,16 @@ with simulated_accelerator("cuda") as _gpu:
         _first, _steady = first_and_steady_ms(_fn, torch.randn(2), torch.device("cuda"), repeats=_repeats)
         _steady_dev = _fn.device_ms()[1]
         assert abs(_steady - _steady_dev) <= 25, f"got {_steady:.1f} ms, the median was {_steady_dev:.1f} ms"
+_saved_clocks, _now, _now_ns = (time.time, time.time_ns), time.time(), time.time_ns()
+time.time, time.time_ns = (lambda: _now), (lambda: _now_ns)
+try:
+    with simulated_accelerator("cuda") as _gpu, _requirement("first_and_steady_ms reads time.perf_counter() (or "
+                                                             "perf_counter_ns); time.time() stands still here"):
+        _fn = FakeCompiled(_gpu, [40.0 + _rng.random() * 40] + [10.0] * 3)
+        _first, _steady = first_and_steady_ms(_fn, torch.randn(2), torch.device("cuda"), repeats=3)
+        assert _first >= 0.9 * _fn.device_ms()[0], f"first_ms {_first:.1f}, the first call ran {_fn.device_ms()[0]:.1f}"
+finally:
+    time.time, time.time_ns = _saved_clocks
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="first_and_steady_ms"
@@ -1160,6 +1217,45 @@ with simulated_accelerator("cuda") as _gpu:
 # -
 # ```
 #
+# **mistake `rounds-ms`**, loses `test_first_and_steady_ms`: rounds both times to whole milliseconds (ints)
+# ```diff
+# @@
+# -    return float(first_ms), float(statistics.median(steady))
+# +    return round(first_ms), round(statistics.median(steady))
+# ```
+#
+# **mistake `repeats-in-all`**, loses `test_first_and_steady_ms`: counts the first call among the repeats: repeats calls in all
+# ```diff
+# @@
+# -    steady = [timed_call() for _ in range(repeats)]
+# +    steady = [timed_call() for _ in range(repeats - 1)]
+# ```
+#
+# **mistake `swapped`**, loses `test_first_and_steady_ms`: returns (steady_median_ms, first_ms)
+# ```diff
+# @@
+# -    return float(first_ms), float(statistics.median(steady))
+# +    return float(statistics.median(steady)), float(first_ms)
+# ```
+#
+# **mistake `no-sync-after`**, loses `test_first_and_steady_ms`: synchronizes before each call only: the clock stops before the work is done
+# ```diff
+# @@
+#          fn(x)
+# -        synchronize(device)
+#          return (time.perf_counter() - start) * 1e3
+# ```
+#
+# **mistake `wall-clock`**, loses `test_first_and_steady_ms`: reads time.time(), the wall clock, not time.perf_counter()
+# ```diff
+# @@
+# -        start = time.perf_counter()
+# +        start = time.time()
+# @@
+# -        return (time.perf_counter() - start) * 1e3
+# +        return (time.time() - start) * 1e3
+# ```
+#
 # **alternative `statistics-helper`**: an own _ms helper at module level
 # ```python
 # import statistics
@@ -1228,6 +1324,24 @@ with simulated_accelerator("cuda") as _gpu:
 #     print(f"first {first_ms:.1f} ms, then {statistics.median(rest):.1f} ms")
 #     return first_ms, statistics.median(rest)
 # ```
+#
+# **clauses of `first_and_steady_ms`**
+# - "(first_ms, steady_median_ms)": visible "and returned first: (first_ms, steady_median_ms)" by `swapped`
+# - "for a freshly compiled, never-called fn": no requirement (it says what the caller passes; what that asks of the answer, no warm-up, is the next sentence's clause)
+# - "two floats": visible "Return a tuple of two Python floats" by `rounds-ms`
+# - "in milliseconds": visible "first_ms is in milliseconds" by `seconds`
+# - "fn(x) is called exactly 1 + repeats times": visible "Call fn(x) exactly 1 + repeats times" by `repeats-in-all`
+# - "with no warm-up": visible "with no warm-up before it" by `warmup-first`
+# - "first_ms: the first call, compilation included.": visible "must be timed on its own, in milliseconds, synchronized after the call" by `swapped`
+# - "steady_median_ms: the median": visible "steady_median_ms must be the median of the" by `mean-not-median`
+# - "(statistics.median: for an even repeats, the mean of the two middle times)": visible "the median is the mean of the two middle times" by `lower-median`
+# - "(statistics.median: for an even repeats, the mean of the two middle times)": allows `torch-median`, `quantile`
+# - "of the `repeats` later calls, each timed on its own": visible "each timed on its own and synchronized" by `block-average`, `one-steady-call`
+# - "the first call is not among them": visible "the first call is not one of them" by `median-all-calls`
+# - "Each call is timed with time.perf_counter()": visible "Read the clock with time.perf_counter()" by `wall-clock`
+# - "(or perf_counter_ns)": allows `ns-clock`
+# - "synchronize(device) before starting the clock": visible "synchronize(device) before starting the clock" by `no-sync-before-start`
+# - "and again after the call, before reading it": visible "synchronize(device) after the call, before reading the clock" by `no-sync-after`, `no-synchronize`
 
 # %% [markdown] id="s4"
 # ## 4. First call versus steady state, measured
