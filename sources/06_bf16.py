@@ -98,7 +98,8 @@ def bit_fields(x, dtype):
     (biased exponent, mantissa without the implicit 1). x: a Python float or a 0-d tensor of any
     floating dtype. dtype: torch.float32, torch.float16 or torch.bfloat16. x is rounded to the
     nearest dtype value (ties to even), as .to(dtype) rounds; a float64 value may be rounded directly
-    or through float32 (the graded values round the same both ways)."""
+    or through float32 (the graded values round the same both ways). A value beyond dtype's range is
+    stored as inf (or -inf), as .to(dtype) stores it."""
     ### BEGIN SOLUTION
     _, exp_bits, man_bits = LAYOUTS[dtype]
     value = x.detach().to(dtype) if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=dtype)
@@ -150,12 +151,17 @@ with Check("bit_fields") as check:
     check.equal(bit_fields(259.0, torch.bfloat16), (0, 135, 2),
                 "259 rounds to 260 in bfloat16, the nearest bfloat16 number: round as .to(dtype) does, do not "
                 "cut off bits")
+    check.equal(_fields(100000.0, torch.float16), (0, 31, 0),
+                "100000 is beyond float16's range (its largest number is 65504): a value beyond dtype's range "
+                "is stored as inf, as .to(dtype) stores it")
     check.equal(_fields(torch.tensor(0.75), torch.float16), (0, 14, 512),
                 "x may be a 0-d float32 tensor: round it to dtype before reading its bits")
     check.equal(_fields(torch.tensor(0.75, dtype=torch.float16), torch.bfloat16), (0, 126, 64),
                 "x may be a 0-d tensor of another 16-bit dtype: round it to dtype before reading its bits")
     check.equal(_fields(torch.tensor(-2.0, dtype=torch.float64), torch.float32), (1, 128, 0),
                 "x may be a 0-d float64 tensor")
+    check.equal(_fields(torch.tensor(-1e39, dtype=torch.float64), torch.float32), (1, 255, 0),
+                "-1e39 is beyond float32's range: a value beyond dtype's range is stored as -inf")
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -187,6 +193,15 @@ with _requirement("bit_fields(x, torch.float32) returns the stored (sign, biased
         assert tuple(bit_fields(_x, torch.float32)) == _split(_p, torch.float32), f"float32 {_x!r}"
         assert tuple(bit_fields(torch.tensor(_x, dtype=torch.float64), torch.float32)) == _split(_p, torch.float32), \
             f"a 0-d float64 tensor holding {_x!r}"
+with _requirement("bit_fields stores a value beyond dtype's range as inf (or -inf), as .to(dtype) does"):
+    for _dtype, _low in ((torch.float16, 70000.0), (torch.bfloat16, 3.5e38), (torch.float32, 3.5e38)):
+        _exp = (1 << LAYOUTS[_dtype][1]) - 1
+        for _ in range(5):
+            _x = _rng.choice((1.0, -1.0)) * _low * 10 ** _rng.uniform(0, 5)
+            _want = (int(_x < 0), _exp, 0)
+            assert tuple(bit_fields(_x, _dtype)) == _want, f"{_x!r} in {_dtype}: got {bit_fields(_x, _dtype)}"
+            assert tuple(bit_fields(torch.tensor(_x, dtype=torch.float64), _dtype)) == _want, \
+                f"a 0-d float64 tensor holding {_x!r}, in {_dtype}"
 # rounding: float32 values that are not 16-bit numbers (so rounding through float32 or directly agree), checked
 # against NumPy (float16) and bit arithmetic (bfloat16)
 with _requirement("bit_fields rounds x to the nearest value of dtype (ties to even) before reading its bits"):
@@ -325,7 +340,7 @@ with _requirement("bit_fields handles -0.0, inf, overflow, subnormals and underf
 # +import math
 #  def bit_fields(x, dtype):
 # @@
-#      or through float32 (the graded values round the same both ways)."""
+#      stored as inf (or -inf), as .to(dtype) stores it."""
 # -    _, exp_bits, man_bits = LAYOUTS[dtype]
 # -    value = x.detach().to(dtype) if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=dtype)
 # -    if dtype == torch.float32:
@@ -382,6 +397,16 @@ with _requirement("bit_fields handles -0.0, inf, overflow, subnormals and underf
 # +        wide = x.detach().float() if isinstance(x, torch.Tensor) else torch.tensor(float(x))
 # +        pattern = (int(wide.reshape(()).view(torch.int32).item()) & 0xFFFFFFFF) >> 16
 # +    elif dtype == torch.float32:
+# ```
+#
+# **mistake `saturates`**, loses `test_bit_fields`: a value beyond the range is stored as the largest finite number
+# ```diff
+# @@
+# -    value = x.detach().to(dtype) if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=dtype)
+# +    value = x.detach().double() if isinstance(x, torch.Tensor) else torch.tensor(float(x), dtype=torch.float64)
+# +    if value.isfinite():
+# +        value = value.clamp(-torch.finfo(dtype).max, torch.finfo(dtype).max)
+# +    value = value.to(dtype)
 # ```
 #
 # **alternative `numpy-direct`**: NumPy, which rounds a float64 to float16 directly (not through float32)
@@ -457,6 +482,7 @@ with _requirement("bit_fields handles -0.0, inf, overflow, subnormals and underf
 # - "a float64 value may be rounded directly or through float32": allows `numpy-direct`
 # - "(the graded values round the same both ways)": no requirement (it says which values are graded: the hidden tests round float32 values, on which both roundings agree)
 # - "x: a Python float or a 0-d tensor of any floating dtype.": allows `struct-bits`, `numpy-view`, `bin-string`
+# - "A value beyond dtype's range is stored as inf (or -inf), as .to(dtype) stores it.": visible "a value beyond dtype's range is stored as inf" by `saturates`
 
 # %% [markdown] id="ex2"
 # ## Exercise 2: `roundtrip_rel_error` (2 points)

@@ -165,7 +165,7 @@ def problems(name: str) -> list[str]:
             if texts:
                 found.append(f"{name} {cell}: no clause list (**clauses of `{cell}`** in its fixtures cell)")
             continue
-        visible = "\n".join(nbtools.strip_hidden(tests[t]) for t in sorted(own[cell]))
+        visible = _joined_strings("\n".join(nbtools.strip_hidden(tests[t]) for t in sorted(own[cell])))
         for c in clauses:
             where = f"{name} {c.label()}"
             if not any(c.quote in t for t in texts):
@@ -187,6 +187,11 @@ def problems(name: str) -> list[str]:
                 if not any(q in sentence or sentence in q for q in quotes):
                     found.append(f'{name} {cell}: no clause quotes the sentence "{_short(sentence, 90)}"')
     return found
+
+
+def _joined_strings(source: str) -> str:
+    """``source`` with adjacent string literals joined ("a " "b" reads "a b"), as a hint spread over lines prints."""
+    return re.sub(r"([\"'])\s*\n\s*f?([\"'])", "", source)
 
 
 def verdict_problems(name: str, verdicts) -> list[str]:

@@ -134,3 +134,11 @@ def test_the_judge_must_show_the_clause_hint_and_a_hidden_catch(monkeypatch):
 def test_every_sentence_of_every_graded_docstring_has_its_clause(name):
     problems = clauses.problems(name)
     assert not problems, "\n".join(problems)
+
+
+def test_a_hint_spread_over_adjacent_string_literals_counts_as_one(monkeypatch):
+    test = ('assert f(1) == 2, ("add one "\n        "to x")\n'
+            '### BEGIN HIDDEN TESTS\nassert f(5) == 6\n### END HIDDEN TESTS\n')
+    listing = '**clauses of `f`**\n- "Return x + 1.": visible "add one to x" by `m`\n- "Works on ints": allows `i`\n'
+    _fake_source(monkeypatch, ANSWER, listing, test, mistakes=["m"], alternatives=["i"])
+    assert clauses.problems("nb") == []
