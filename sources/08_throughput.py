@@ -249,12 +249,20 @@ with Check("throughput") as check:
     check.that(isinstance(result, float), "Return a Python float (examples per second).")
     check.equal(steps.sizes, sizes, "Run step_fn on every batch, the warm-up ones included, once each, in order.")
     expected = steps.rate(3)
-    check.that(result < 3 * expected, "Far too many examples per second: synchronize(device) after the last step, "
-               "before stopping the clock, and leave the warm-up examples out.")
+    check.that(result < 3 * expected, "Far too many examples per second: "
+               "synchronize(device) after the last step, before stopping the clock, and leave the warm-up examples out.")
+    check.that(result > 0.1 * expected, "Examples per second: divide the examples by the seconds the clock ran "
+               "(not by milliseconds, and not seconds per example).")
     check.that(result > 0.6 * expected, "Too few examples per second: start the clock after the warm-up batches, "
                "right after a synchronize(device).")
     check.that(result < 1.08 * expected, "Count the examples actually processed after the warm-up: len(x) of each "
                "batch (the last one is smaller).")
+    try:
+        rate = throughput(lambda x, y: None, fake_batches([5, 6]), torch.device("cpu"), warmup=0)
+    except Exception as error:
+        rate = error
+    check.that(isinstance(rate, float) and rate > 0, "warmup=0 is allowed: every batch is measured, and the clock "
+               f"starts right after synchronize(device), before the first batch (it returned {rate!r}).")
     try:
         check.call(throughput, lambda x, y: None, fake_batches([4, 4, 4]), torch.device("cpu"), warmup=3)
         raised = "nothing"
@@ -271,12 +279,20 @@ with Check("throughput") as check:
         seen.append(type(error).__name__)
     check.equal(seen, [5, 6, 7, 8], "batches may be any iterable, a generator too, and is read once: go through "
                 "it in one pass (no len(), no slicing, no second loop), running every batch through step_fn.")
+    # time.time() and time.time_ns() stand still here: only the docstring's clock measures the steps
+    import time
+    saved_clocks, now, now_ns = (time.time, time.time_ns), time.time(), time.time_ns()
+    time.time, time.time_ns = (lambda: now), (lambda: now_ns)
     try:
-        rate = throughput(lambda x, y: None, fake_batches([5, 6]), torch.device("cpu"), warmup=0)
-    except Exception as error:
-        rate = error
-    check.that(isinstance(rate, float) and rate > 0, "warmup=0 is allowed: every batch is measured, and the clock "
-               f"starts right after synchronize(device), before the first batch (it returned {rate!r}).")
+        with simulated_accelerator("cuda") as gpu:
+            steps = FakeSteps(gpu, [30.0, 30.0, 30.0])
+            rate = check.call(throughput, steps, fake_batches([8, 8, 8]), torch.device("cuda"), warmup=1)
+    except ZeroDivisionError:                                     # a clock that stands still measured nothing
+        rate = float("inf")
+    finally:
+        time.time, time.time_ns = saved_clocks
+    check.that(rate < 3 * steps.rate(1), "Read the clock with time.perf_counter(): other clocks such as time.time() "
+               "can jump or stand still (here it stands still).")
 
 ### BEGIN HIDDEN TESTS
 import random as _random
@@ -326,6 +342,19 @@ with _requirement("throughput of a real CPU step is a positive, finite float"):
     _r = throughput(lambda x, y: _lin(x).sum().backward(), fake_batches([8, 8, 8, 8, 8]), torch.device("cpu"),
                     warmup=1)
     assert isinstance(_r, float) and 0 < _r < float("inf"), f"returned {_r!r}"
+_saved_clocks, _now, _now_ns = (time.time, time.time_ns), time.time(), time.time_ns()
+time.time, time.time_ns = (lambda: _now), (lambda: _now_ns)
+try:
+    with _requirement("throughput reads time.perf_counter() (time.time() stands still here)"):
+        with simulated_accelerator("cuda") as _gpu:
+            _steps = FakeSteps(_gpu, [20.0] + [10.0 + _rng.random() * 20 for _ in range(3)])
+            try:
+                _result = throughput(_steps, fake_batches([16] * 4), torch.device("cuda"), warmup=1)
+            except ZeroDivisionError:
+                _result = float("inf")
+        assert _result <= 1.08 * _steps.rate(1), f"{_result} examples/s, the device ran {_steps.rate(1):.0f}"
+finally:
+    time.time, time.time_ns = _saved_clocks
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="throughput"
@@ -464,6 +493,30 @@ with _requirement("throughput of a real CPU step is a positive, finite float"):
 # -        raise ValueError(f"no batch left after {warmup} warm-up batches")
 # ```
 #
+# **mistake `rounds-rate`**, loses `test_throughput`: rounds to whole examples per second (an int)
+# ```diff
+# @@
+# -    return examples / (time.perf_counter() - start)
+# +    return round(examples / (time.perf_counter() - start))
+# ```
+#
+# **mistake `per-millisecond`**, loses `test_throughput`: examples per millisecond, not per second
+# ```diff
+# @@
+# -    return examples / (time.perf_counter() - start)
+# +    return examples / ((time.perf_counter() - start) * 1e3)
+# ```
+#
+# **mistake `wall-clock`**, loses `test_throughput`: reads time.time(), the wall clock, not time.perf_counter()
+# ```diff
+# @@
+# -            start = time.perf_counter()
+# +            start = time.time()
+# @@
+# -    return examples / (time.perf_counter() - start)
+# +    return examples / (time.time() - start)
+# ```
+#
 # **alternative `iterator`**: an explicit iterator for the warm-up
 # ```python
 # def throughput(step_fn, batches, device, warmup=3) -> float:
@@ -528,7 +581,7 @@ with _requirement("throughput of a real CPU step is a positive, finite float"):
 #     return measured / seconds
 # ```
 #
-# **alternative `slices-batches`**: a correct variant: lists the batches first (kept to show it still scores)
+# **alternative `lists-then-slices`**: a correct variant of the mistake `slices-batches`: lists the batches first, then slices the list
 # ```python
 # def throughput(step_fn, batches, device, warmup=3) -> float:
 #     batches = list(batches)
@@ -544,6 +597,22 @@ with _requirement("throughput of a real CPU step is a positive, finite float"):
 #     synchronize(device)
 #     return sum(len(x) for x, _ in measured) / (time.perf_counter() - start)
 # ```
+#
+# **clauses of `throughput`**
+# - "Examples per second": visible "Examples per second: divide the examples by the seconds the clock ran" by `per-millisecond`
+# - "(a Python float)": visible "Return a Python float" by `rounds-rate`
+# - "of step_fn over the batches after the first `warmup`.": visible "warmup=0 is allowed: every batch is measured" by `clock-after-last-warmup`
+# - "batches (any iterable of (x, y), a generator too) is read once": visible "batches may be any iterable, a generator too, and is read once" by `slices-batches`
+# - "every batch goes through step_fn(x, y), once, in order": visible "Run step_fn on every batch, the warm-up ones included, once each, in order." by `skips-warmup-steps`
+# - "the warm-up batches are neither counted": visible "Count the examples actually processed after the warm-up" by `counts-warmup`
+# - "nor timed": visible "start the clock after the warm-up batches" by `times-warmup`
+# - "the clock (time.perf_counter())": visible "Read the clock with time.perf_counter()" by `wall-clock`
+# - "starts right after synchronize(device), once the warm-up batches have run": visible "right after a synchronize(device)" by `no-sync-at-start`
+# - "and stops after a final synchronize(device)": visible "synchronize(device) after the last step, before stopping the clock" by `no-sync-at-end`
+# - "examples are len(x) of each measured batch.": visible "len(x) of each" by `first-batch-size`
+# - "Raises ValueError if no batch is left after the warm-up": visible "raise ValueError" by `zero-division`, `never-raises`
+# - "(whether the warm-up batches ran before it is not specified)": allows `list-float`, `iterator`
+# - "batches (any iterable of (x, y), a generator too) is read once": allows `lists-then-slices`
 
 # %% [markdown] id="ex2"
 # ## Exercise 2: `speedup_table` (2 points)
@@ -572,8 +641,8 @@ with Check("speedup_table") as check:
     measured = {"GPU float32": 30000.0, "CPU float32": 2000.0, "GPU mixed precision": 80000.0}
     rows = check.call(speedup_table, measured, "CPU float32")
     check.that(isinstance(rows, list) and len(rows) == 3 and all(isinstance(r, tuple) and len(r) == 3 for r in rows),
-               "Return a list of (name, examples_per_second, speedup) tuples, one per configuration, the "
-               "baseline's included.")
+               "Return a list of (name, examples_per_second, speedup) tuples, "
+               "one per configuration, the baseline's included.")
     check.equal([r[0] for r in rows], list(measured), "Keep the order of results (not sorted).")
     check.close(rows[1][2], 1.0, "The baseline's speed-up over itself is 1.0: divide by the examples per second of "
                 "the baseline you are given, wherever it is in results.")
@@ -721,6 +790,14 @@ with _requirement("speedup_table raises KeyError for a baseline that is not in r
 #     eps = np.array(list(results.values()), dtype=np.float64)
 #     return list(zip(results.keys(), map(float, eps), map(float, eps / base)))
 # ```
+#
+# **clauses of `speedup_table`**
+# - "[(name, examples_per_second, speedup_vs_baseline), ...]": visible "Speed-up = examples per second / the baseline's examples per second." by `inverted`
+# - "one row per entry": visible "one per configuration, the baseline's included" by `drops-baseline`
+# - "in the order of results": visible "Keep the order of results (not sorted)." by `sorted`
+# - "(the baseline's row included, speed-up 1.0)": visible "The baseline's speed-up over itself is 1.0" by `first-is-baseline`, `percent`
+# - "the numbers are Python floats even when results holds ints": visible "Numbers come back as Python floats, even when results holds ints." by `int-passthrough`
+# - "KeyError if baseline is not in results.": visible "A baseline that is not in results raises KeyError" by `missing-baseline-default`
 
 # %% [markdown] id="s5"
 # ## 2. The whole dataset on the GPU: the step beyond `DataLoader`
@@ -793,6 +870,10 @@ with Check("gpu_resident_batches") as check:
     check.that(inspect.isgenerator(made), "Write a generator function (with yield): calling it must return a "
                "generator, which slices each batch only when it is asked for, not a list of them all.")
     batches = list(made)
+    with RecordRandperm() as drawn:
+        list(gpu_resident_batches(torch.zeros(12, 2), torch.zeros(12), 4))
+    check.that(len(drawn.devices) <= 1, "Draw one permutation per call (not one per batch, nor one for x and "
+               "another for y), and index both x and y with its slices.")
     check.equal([len(b[1]) for b in batches], [4, 4], "10 examples in batches of 4 with drop_last=True: two batches.")
     check.that(all(torch.equal(xb[:, 0], yb.float() * 10) for xb, yb in batches),
                "Index x and y with the same indices, so that every image keeps its label.")
@@ -815,8 +896,8 @@ with Check("gpu_resident_batches") as check:
                 "one: the short last batch only when there is one.")
     same = [torch.cat([yb for _, yb in gpu_resident_batches(x, y, 4, generator=torch.Generator().manual_seed(7))])
             for _ in range(2)]
-    check.that(torch.equal(same[0], same[1]), "The same generator state must give the same batches: hand "
-               "generator on to torch.randperm.")
+    check.that(torch.equal(same[0], same[1]), "The same generator state must give the same batches: "
+               "hand generator on to torch.randperm.")
     data = x.clone()
     lazy = gpu_resident_batches(data, y, 5)
     first = next(lazy)
@@ -1043,6 +1124,33 @@ with _requirement("gpu_resident_batches draws its permutation on the data's devi
 # +        yield x[start:start + batch_size], y[start:start + batch_size]
 # ```
 #
+# **mistake `perm-per-batch`**, loses `test_gpu_resident_batches`: draws a new permutation for every batch
+# ```diff
+# @@
+# -    perm = torch.randperm(n, device=x.device, generator=generator)
+#      for start in range(0, n, batch_size):
+# -        idx = perm[start:start + batch_size]
+# +        idx = torch.randperm(n, device=x.device, generator=generator)[start:start + batch_size]
+# ```
+#
+# **mistake `labels-unshuffled`**, loses `test_gpu_resident_batches`: shuffles x but slices y in its own order
+# ```diff
+# @@
+# -        yield x.index_select(0, idx), y.index_select(0, idx)   # x[idx], y[idx], faster on a CPU
+# +        yield x[idx], y[start:start + batch_size]
+# ```
+#
+# **mistake `copies-data`**, loses `test_gpu_resident_batches`: shuffles a copy of x and y up front, then slices the copy
+# ```diff
+# @@
+#      perm = torch.randperm(n, device=x.device, generator=generator)
+# +    xs, ys = x[perm], y[perm]
+#      for start in range(0, n, batch_size):
+# @@
+# -        yield x.index_select(0, idx), y.index_select(0, idx)   # x[idx], y[idx], faster on a CPU
+# +        yield xs[start:start + batch_size], ys[start:start + batch_size]
+# ```
+#
 # **alternative `index-tensor`**: x[idx] indexing, the stop computed first
 # ```python
 # def gpu_resident_batches(x, y, batch_size, generator=None, drop_last=True):
@@ -1077,6 +1185,23 @@ with _requirement("gpu_resident_batches draws its permutation on the data's devi
 #         yield x[chunk], y[chunk]
 #         start = end
 # ```
+#
+# **clauses of `gpu_resident_batches`**
+# - "A generator function": visible "Write a generator function (with yield)" by `returns-list`
+# - "yields shuffled (xb, yb) batches of x and y": visible "Shuffle: draw a permutation with torch.randperm." by `no-shuffle`
+# - "which are already on one device.": no requirement (it says what the caller passes)
+# - "One permutation": visible "Draw one permutation per call (not one per batch" by `perm-per-batch`, `two-permutations`
+# - "torch.randperm(n, device=x.device, generator=generator)": visible "hand generator on to torch.randperm" by `ignores-generator`
+# - "drawn on that device (never on the CPU and then moved)": visible "never on the CPU and then moved" by `perm-on-cpu`
+# - "consecutive slices of batch_size of it index both x and y": visible "Index x and y with the same indices" by `labels-unshuffled`
+# - "the short last batch only when drop_last is False": visible "10 examples in batches of 4 with drop_last=True: two batches." by `keeps-last`
+# - "the short last batch only when drop_last is False": visible "With drop_last=False the short last batch is yielded too." by `drops-always`
+# - "the short last batch only": visible "8 examples in batches of 4 make two full batches" by `off-by-one`
+# - "the short last batch only": visible "the short last batch only when there is one" by `empty-tail`
+# - "(x and y with no rows give no batch, or one empty batch when drop_last is False: both are accepted)": allows `index-tensor`, `split`
+# - "Each batch is sliced only when it is asked for": visible "Slice each batch only when it is asked for" by `eager-generator`
+# - "(yield, no list made up front, no copy of x or y)": visible "Slice each batch only when it is asked for" by `copies-data`
+# - "x and y are left unchanged.": visible "x and y must be left unchanged" by `shuffles-in-place`
 
 # %% [markdown] id="s2"
 # ## 3. The four numbers: CPU, GPU float32, GPU mixed precision, GPU compiled
