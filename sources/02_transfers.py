@@ -122,6 +122,10 @@ with Check("batch_nbytes") as check:
     check.equal(got, huge * 7 * 8,
                 "The result is exact for every size a tensor can have: 3**34 samples take more bytes than a float "
                 "counts exactly, so keep to integers (no float on the way).")
+    got = attempt(2, (3**17, 3**17), torch.float32)
+    check.that(not isinstance(got, Exception) and got == 2 * 3**34 * 4,
+               "Nothing is allocated, not even one sample: a sample of shape (3**17, 3**17) is far bigger than any "
+               f"memory, so compute the bytes from the numbers ({got!r}).")
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -154,6 +158,9 @@ with _requirement("batch_nbytes returns the exact number of bytes as an int, for
     # within the 2**63 - 1 bytes a tensor can have: computed, never allocated
     assert batch_nbytes(2**40, (3, 224, 224), torch.float32) == _expected(2**40, (3, 224, 224), torch.float32), \
         "computed from the numbers, never allocated"
+    _side = _rng.randint(2**22, 2**24)   # one sample alone of 2**44 to 2**48 elements: not even it is allocated
+    assert batch_nbytes(3, (_side, _side), torch.int16) == _expected(3, (_side, _side), torch.int16), \
+        "nothing allocated, not even one sample"
     # an odd count of elements above 2**53 (a float cannot hold it), bytes below 2**63: exact, never rounded
     _odd = _rng.randint(2**44, 2**49) | 1
     assert batch_nbytes(_odd, (7, 11, 13), torch.float64) == _expected(_odd, (7, 11, 13), torch.float64), \
@@ -290,6 +297,17 @@ with _requirement("batch_nbytes returns the exact number of bytes as an int, for
 #      elements = int(batch_size)
 # ```
 #
+# **mistake `allocates-one-sample`**, loses `test_batch_nbytes`: allocates one sample to read its bytes (a sample may be bigger than memory too)
+# ```diff
+# @@
+# -    elements = int(batch_size)
+# -    for size in sample_shape:
+# -        elements *= int(size)
+# -    return elements * dtype.itemsize
+# +    one = torch.empty(tuple(sample_shape), dtype=dtype)
+# +    return int(batch_size) * one.nbytes
+# ```
+#
 # **alternative `math-prod`**: math.prod and element_size of a 0-d tensor
 # ```python
 # import math
@@ -298,7 +316,7 @@ with _requirement("batch_nbytes returns the exact number of bytes as an int, for
 #     return batch_size * math.prod(sample_shape) * torch.empty((), dtype=dtype).element_size()
 # ```
 #
-# **alternative `finfo-bits`**: bits from finfo/iinfo in an own _helper
+# **alternative `finfo-iinfo`**: bits from finfo/iinfo in an own _helper
 # ```python
 # def _bytes_per_element(dtype):
 #     if dtype == torch.bool:
@@ -333,12 +351,13 @@ with _requirement("batch_nbytes returns the exact number of bytes as an int, for
 # - "as an int.": visible "Return the bytes as an int" by `float-result`
 # - "sample_shape is a tuple, list or torch.Size": visible "sample_shape is a tuple, list or torch.Size" by `tuple-only`
 # - "(() for scalar samples)": visible "sample_shape () means one number per sample (scalar samples)" by `scalar-samples-zero`
-# - "dtype is any torch.dtype": visible "dtype is any torch.dtype, bool and complex ones included" by `size-table`
-# - "dtype is any torch.dtype": allows `finfo-bits`, `math-prod`
+# - "dtype is any torch.dtype": visible "dtype is any torch.dtype, bool and complex ones included" by `finfo-bits`, `size-table`
+# - "dtype is any torch.dtype": allows `finfo-iinfo`, `math-prod`
 # - "batch_size may be 0.": visible "batch_size may be 0" by `rejects-empty-batch`
 # - "The result is exact for every size a tensor can have (up to 2**63 - 1 bytes; never rounded through a float)": visible "The result is exact for every size a tensor can have" by `through-float`
 # - "(up to 2**63 - 1 bytes": allows `meta-nbytes`
 # - "nothing is allocated: the batch may be far bigger than any memory.": visible "Nothing is allocated: the batch may be far bigger than any memory" by `allocates`
+# - "nothing is allocated: the batch may be far bigger than any memory.": visible "Nothing is allocated, not even one sample" by `allocates-one-sample`
 
 # %% id="s1-table"
 import matplotlib.pyplot as plt
