@@ -527,6 +527,49 @@ class _Calls:
 
 
 _SLACK_MS = 0.5   # time stamps are read on the same clock, in a fixed order: no allowance for load is needed
+_SYNC_MS = 30.0   # what _slow_synchronize's synchronize costs, with or without queued work
+
+
+class _Syncs:
+    """When each synchronize(device) call began and returned, in call order."""
+
+    def __init__(self):
+        self.calls = []
+
+    def own_windows(self, began, returned):
+        """For each call of fn (began: when each began), the most its own duration can be: from the return of the
+        last synchronize before it began (its opening one) to the start of the next call's opening synchronize
+        (the last synchronize that begins before the next call of fn), or to when time_ms returned."""
+        out = []
+        for k, start in enumerate(began):
+            opened = max((back for entry, back in self.calls if back <= start), default=start)
+            following = began[k + 1] if k + 1 < len(began) else None
+            closes = [entry for entry, _ in self.calls if start < entry and (following is None or entry < following)]
+            end = closes[-1] if following is not None and len(closes) > 1 else returned
+            out.append((end - opened) * 1e3)
+        return out
+
+
+@contextlib.contextmanager
+def _slow_synchronize(ms):
+    """synchronize(device) that takes ms on the host before waiting (a slow driver call), recording its times."""
+    syncs, names = _Syncs(), globals()
+    own = names.get("synchronize")
+
+    def slow(device):
+        entry = time.perf_counter()
+        time.sleep(ms / 1e3)
+        _timing.synchronize(device)
+        syncs.calls.append((entry, time.perf_counter()))
+
+    names["synchronize"] = slow
+    try:
+        yield syncs
+    finally:
+        if own is None:
+            names.pop("synchronize", None)
+        else:
+            names["synchronize"] = own
 
 
 @contextlib.contextmanager
@@ -575,6 +618,15 @@ with Check("time_ms") as check, _with_correct_synchronize():
                        for t, (least, _) in zip(times, fn.bounds(2, called, returned))),
                "Read the clock the docstring names, time.perf_counter(), before and after each call: other clocks "
                "such as time.time() can jump or stand still (here it stands still).")
+    with simulated_accelerator(None), _slow_synchronize(_SYNC_MS) as syncs:
+        fn = _Calls(None, [5.0, 5.0, 5.0])
+        times = check.call(time_ms, fn, "cpu", warmup=0, repeats=3)
+        returned = time.perf_counter()
+    check.that(isinstance(times, list) and len(times) == 3
+               and all(t <= most + _SLACK_MS for t, most in zip(times, syncs.own_windows(fn.began, returned))),
+               "Each call's own duration, from its own start: read time.perf_counter() after that call's opening "
+               f"synchronize(device) has returned, not before it (here synchronize itself takes {_SYNC_MS:g} ms, "
+               "which is not part of the call's time).")
 
 ### BEGIN HIDDEN TESTS
 import itertools as _itertools
@@ -623,6 +675,17 @@ with _with_correct_synchronize():
         with _requirement(f"time_ms(fn, {_device!r}) reads time.perf_counter() before and after each call "
                           "(time.time() stands still here)"), _wall_clock_stopped():
             _timed(_kind, _device, _rng.randint(0, 2), 3, 5.0)
+    with _requirement("time_ms times each call from its own start: the clock starts after that call's opening "
+                      "synchronize(device), which is not part of its time"), simulated_accelerator(None):
+        _warm, _ms = _rng.randint(0, 2), _rng.uniform(15, 30)
+        with _slow_synchronize(_ms) as _syncs:
+            _fn = _Calls(None, [_rng.uniform(2, 6) for _ in range(_warm + 3)])
+            _times = time_ms(_fn, "cpu", warmup=_warm, repeats=3)
+            _returned = time.perf_counter()
+        _over = [(_d, _most) for _d, _most in zip(_times, _syncs.own_windows(_fn.began, _returned)[_warm:])
+                 if _d > _most + _SLACK_MS]
+        assert not _over, f"measured {_over[0][0]:.2f} ms; the call took at most {_over[0][1]:.2f} ms after its " \
+            f"opening synchronize (which took {_ms:.1f} ms)"
     with _requirement("time_ms's defaults are warmup=3, repeats=10"), simulated_accelerator("cuda") as _sim:
         _fn = _Calls(_sim, [1.0])
         _times = time_ms(_fn, "cuda")
@@ -764,6 +827,24 @@ with _with_correct_synchronize():
 # +        times.append(round((time.perf_counter() - start) * 1e3))
 # ```
 #
+# **mistake `shared-stamps`**, loses `test_time_ms`: one chain of time stamps: each duration runs from the previous call's end, so it also holds the next opening synchronize
+# ```diff
+# @@
+#      times = []
+# +    synchronize(device)
+# +    start = time.perf_counter()
+#      for _ in range(repeats):
+#          synchronize(device)
+# -        start = time.perf_counter()
+#          fn()
+#          synchronize(device)
+# -        times.append((time.perf_counter() - start) * 1e3)
+# +        now = time.perf_counter()
+# +        times.append((now - start) * 1e3)
+# +        start = now
+#      return times
+# ```
+#
 # **alternative `from-time-import`**: from time import perf_counter, a while loop
 # ```python
 # from time import perf_counter
@@ -864,6 +945,7 @@ with _with_correct_synchronize():
 # - "Return a list of repeats floats": visible "Each duration is a float" by `rounded-ms`
 # - "in call order": visible "in call order" by `sorted-durations`
 # - "each call's own duration, from its own start": visible "from its own start: start the clock again for each call" by `from-first-start`
+# - "each call's own duration, from its own start": visible "read time.perf_counter() after that call's opening synchronize(device) has returned" by `shared-stamps`
 # - "in milliseconds": visible "Are the durations in milliseconds" by `seconds`
 
 # %% [markdown] id="s2"
@@ -948,6 +1030,15 @@ from gpucourse.checks import Check
 from gpucourse.simdevice import Workload, simulated_accelerator
 
 
+def _untimed_warmups(sim, warmup):
+    """Whether no event was recorded on sim before its last warm-up call was launched (Workload names its calls
+    "call 0", "call 1", ... in order; a recorded event is a kernel named "event")."""
+    names = [k.name for k in sim.kernels]
+    warm = [i for i, name in enumerate(names) if name in {f"call {j}" for j in range(warmup)}]
+    events = [i for i, name in enumerate(names) if name == "event"]
+    return not warm or not events or events[0] > warm[-1]
+
+
 def _events_timed(check, fn, warmup, repeats):
     """time_ms_cuda_events(fn, ...); where elapsed_time refuses to read the events (the fake raises as a real GPU
     does), the hint names the docstring's words for what was missing."""
@@ -968,6 +1059,8 @@ with Check("time_ms_cuda_events") as check:
         check.that(isinstance(times, list) and len(times) == 2,
                    "Return a list with one duration per timed call (repeats of them).")
         check.equal(fn.calls, 3, "fn must be called warmup + repeats times in all")
+        check.that(_untimed_warmups(sim, 1), "Call fn() warmup times untimed: record no event until the warm-up "
+                                             "calls are done (an event was recorded before the warm-up call).")
         events = [k for k in sim.kernels if k.name == "event"]
         check.that(len(events) >= 4, "Record a start and an end torch.cuda.Event around every timed call.")
         true = fn.true_ms(skip=1)
@@ -998,10 +1091,18 @@ for _warm, _rep, _warm_ms in [(2, 3, 5.0), (0, 2, 300.0), (1, 3, 300.0), (2, 0, 
         _times = time_ms_cuda_events(_fn, warmup=_warm, repeats=_rep)
         assert isinstance(_times, list) and len(_times) == _rep, "one duration per timed call"
         assert _fn.calls == _warm + _rep, "warmup untimed calls, then repeats timed calls"
+        assert _untimed_warmups(_sim, _warm), "the warm-up calls untimed: no event recorded before they are done"
         assert len([k for k in _sim.kernels if k.name == "event"]) >= 2 * _rep, "two events per timed call"
         for _t, _true in zip(_times, _fn.true_ms(skip=_warm)):
             assert isinstance(_t, float), "floats"
             assert 0.8 * _true <= _t <= _true + 150, f"measured {_t:.1f} ms for {_true:.1f} ms of device work"
+with _requirement("time_ms_cuda_events returns each call's own duration, in call order (a long call, then a short "
+                  "one)"), simulated_accelerator("cuda") as _sim:
+    _fn = Workload(_sim, durations=[_rng.uniform(200, 260), _rng.uniform(10, 20)])
+    _times = time_ms_cuda_events(_fn, warmup=0, repeats=2)
+    _wrong = [(_d, _true) for _d, _true in zip(_times, _fn.true_ms()) if not 0.8 * _true <= _d <= _true + 150]
+    assert len(_times) == 2 and not _wrong, f"measured {_wrong[0][0]:.1f} ms for {_wrong[0][1]:.1f} ms of device " \
+        "work" if _wrong else "one duration per timed call"
 with _requirement("time_ms_cuda_events's defaults are warmup=3, repeats=10"), simulated_accelerator("cuda") as _sim:
     _fn = Workload(_sim, durations=[1.0])
     assert len(time_ms_cuda_events(_fn)) == 10 and _fn.calls == 13, "defaults warmup=3, repeats=10"
@@ -1162,6 +1263,19 @@ if torch.cuda.is_available():   # on a GPU grader, the real thing as well
 # +    return [round(start.elapsed_time(end)) for start, end in pairs]
 # ```
 #
+# **mistake `events-around-warmup`**, loses `test_time_ms_cuda_events`: times the warm-up calls too, then drops their durations
+# ```diff
+# @@
+# -    for _ in range(warmup):
+# -        fn()
+#      pairs = []
+# -    for _ in range(repeats):
+# +    for _ in range(warmup + repeats):
+# @@
+# -    return [start.elapsed_time(end) for start, end in pairs]
+# +    return [start.elapsed_time(end) for start, end in pairs][warmup:]
+# ```
+#
 # **alternative `sync-each`**: waits on each end event
 # ```python
 # def time_ms_cuda_events(fn, warmup=3, repeats=10) -> list:
@@ -1214,6 +1328,7 @@ if torch.cuda.is_available():   # on a GPU grader, the real thing as well
 #
 # **clauses of `time_ms_cuda_events`**
 # - "Call fn() warmup times untimed": visible "fn must be called warmup + repeats times in all" by `events-no-warmup`
+# - "Call fn() warmup times untimed": visible "record no event until the warm-up calls are done" by `events-around-warmup`
 # - "then time repeats calls": visible "one duration per timed call (repeats of them)" by `events-time-warmup`
 # - "with a pair of torch.cuda.Event(enable_timing=True) around each": visible "Record a start and an end torch.cuda.Event around every timed call" by `clock-not-events`
 # - "torch.cuda.Event(enable_timing=True)": visible "A pair of torch.cuda.Event(enable_timing=True) around each timed call" by `no-enable-timing`

@@ -197,12 +197,12 @@ def _joined_strings(source: str) -> str:
 def verdict_problems(name: str, verdicts) -> list[str]:
     """What the judge's verdicts of notebook ``name`` say against its clauses: a visible clause whose mistake's
     visible check does not fail with the clause's hint, a clause whose mistake the hidden tests alone pass."""
-    by_key = {v.key: v for v in verdicts if v.kind in ("mistake", "alternative")}
+    by_key = {(v.kind, v.key): v for v in verdicts if v.kind in ("mistake", "alternative")}
     found = []
     for clauses in for_notebook(name).values():
         for c in clauses or []:
             for key in c.keys:
-                v = by_key.get(key)
+                v = by_key.get(("alternative" if c.kind == "allows" else "mistake", key))
                 if v is None:
                     continue  # problems() reports it
                 where = f"{name} {c.label()} by `{key}`"
@@ -222,7 +222,7 @@ def verdict_problems(name: str, verdicts) -> list[str]:
 
 def report(name: str, verdicts) -> list[str]:
     """One line per clause: how it is proved, and what the student and the autograder see for its mistake."""
-    by_key = {v.key: v for v in verdicts}
+    by_key = {v.key: v for v in verdicts if v.kind == "mistake"}  # the clauses that show a verdict name mistakes
     lines = []
     for clauses in for_notebook(name).values():
         for c in clauses or []:
