@@ -142,3 +142,13 @@ def test_a_hint_spread_over_adjacent_string_literals_counts_as_one(monkeypatch):
     listing = '**clauses of `f`**\n- "Return x + 1.": visible "add one to x" by `m`\n- "Works on ints": allows `i`\n'
     _fake_source(monkeypatch, ANSWER, listing, test, mistakes=["m"], alternatives=["i"])
     assert clauses.problems("nb") == []
+
+
+def test_a_mistake_and_an_alternative_may_share_a_key(monkeypatch):
+    listing = ('**clauses of `f`**\n- "Return x + 1.": visible "add one" by `same`\n'
+               '- "Works on ints": allows `same`\n')
+    _fake_source(monkeypatch, ANSWER, listing, TEST, mistakes=["same"], alternatives=["same"])
+    caught = {"test_f": "RequirementFailed: f adds one"}
+    verdicts = [_verdict("same", {"test_f": "CheckFailed: add one to x"}, caught),
+                _verdict("same", kind="alternative", score=1.0)]
+    assert clauses.verdict_problems("nb", verdicts) == []
