@@ -1,0 +1,16 @@
+# breaks: "if max_norm is not None (...), scaler.unscale_(optimizer) then clip the gradients' total norm to max_norm"
+# how: clips the still-scaled gradients (no unscale_), so the clip acts on norm * scale
+import torch
+
+
+def scaled_train_step(model, x, y, optimizer, scaler, criterion, device_type,
+                      dtype=torch.float16, max_norm=None) -> float:
+    optimizer.zero_grad()
+    with torch.autocast(device_type=device_type, dtype=dtype):
+        loss = criterion(model(x), y)
+    scaler.scale(loss).backward()
+    if max_norm is not None:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    scaler.step(optimizer)
+    scaler.update()
+    return loss.item()
