@@ -608,6 +608,11 @@ with Check("time_ms") as check, _with_correct_synchronize():
                        "For each call, synchronize(device) before starting the clock (nothing earlier may still be "
                        "queued). Each call's own duration, from its own start: start the clock again for each call. "
                        "Do not time the warm-up calls.")
+    with simulated_accelerator(None):
+        fn = _Calls(None, [3.0])
+        check.call(time_ms, fn, "cpu", warmup=0, repeats=2)
+    check.equal(len(fn.began), 2, "warmup may be 0: Call fn() warmup times untimed, then time repeats calls, so "
+                                  "fn() runs exactly repeats times then, with no warm-up call.")
     with simulated_accelerator(None), _wall_clock_stopped():   # work on the host: only the clock is checked here
         fn = _Calls(None, [12.0, 25.0])
         called = time.perf_counter()
@@ -845,6 +850,15 @@ with _with_correct_synchronize():
 #      return times
 # ```
 #
+# **mistake `at-least-one-warmup`**, loses `test_time_ms`: always warms up at least once, so warmup=0 calls fn once too often
+# ```diff
+# @@
+# -    for _ in range(warmup):
+# +    for _ in range(max(1, warmup)):
+#          fn()
+#      times = []
+# ```
+#
 # **alternative `from-time-import`**: from time import perf_counter, a while loop
 # ```python
 # from time import perf_counter
@@ -936,6 +950,7 @@ with _with_correct_synchronize():
 #
 # **clauses of `time_ms`**
 # - "Call fn() warmup times untimed": visible "fn must be called warmup + repeats times in all" by `no-warmup`
+# - "Call fn() warmup times untimed": visible "warmup may be 0" by `at-least-one-warmup`
 # - "then time repeats calls": visible "one duration per timed call (repeats of them)" by `times-warmup`
 # - "for each, synchronize(device) (nothing earlier may still be queued": visible "For each call, synchronize(device) before starting the clock" by `sync-end-only`
 # - "the previous call's closing synchronize already ensures it": allows `drain-once-first`

@@ -863,6 +863,8 @@ with Check("choose_amp_dtype") as check:
                     "'cuda:0' is a CUDA device too: decide by the device's type, not by the exact string")
         check.equal(_choice("cpu"), (torch.bfloat16, False),
                     "On a machine with a T4, 'cpu' is still the CPU: the device given decides, not the machine")
+        check.equal(_choice(torch.device("cpu")), (torch.bfloat16, False),
+                    "device may be a torch.device: torch.device('cpu') is the CPU too, beside a T4 as well")
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -975,6 +977,14 @@ with _requirement("choose_amp_dtype('cpu') returns use_scaler as a bool"):
 # +    if device.startswith("cuda"):
 # ```
 #
+# **mistake `cpu-string-only`**, loses `test_choose_amp_dtype`: knows the CPU only as the string "cpu"
+# ```diff
+# @@
+# -    device = torch.device(device)
+# -    if device.type == "cuda":
+# +    if device != "cpu":
+# ```
+#
 # **alternative `native-flag`**: asks is_bf16_supported for native support only (including_emulation=False)
 # ```python
 # def choose_amp_dtype(device):
@@ -1027,6 +1037,7 @@ with _requirement("choose_amp_dtype('cpu') returns use_scaler as a bool"):
 # - "Decide by torch.cuda.get_device_capability(device)": allows `capability-major`, `warn-cpu`
 # - "On a machine whose GPUs differ in capability, asking the given device or the current one (is_bf16_supported(including_emulation=False) does) are both accepted.": allows `native-flag`
 # - "use_scaler is a bool.": visible "use_scaler is a bool" by `scaler-as-int`
+# - "device: a torch.device or a string": visible "torch.device('cpu') is the CPU too" by `cpu-string-only`
 
 # %% [markdown] id="ex4"
 # ## Exercise 4: `bf16_train_step` (2 points)
