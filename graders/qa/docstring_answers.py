@@ -30,6 +30,8 @@ from graders.qa.judge import Fixture, Verdict, judge_notebook
 ANSWERS = REPO / "tests" / "data" / "docstring_answers"
 #: a second set, written later the same way by another author who had not seen the first (issue 35's measure)
 FRESH = REPO / "tests" / "data" / "docstring_answers_fresh"
+#: a third, written after the clause lists by another author who had seen neither earlier set nor the tests
+THIRD = REPO / "tests" / "data" / "docstring_answers_third"
 VERDICTS = "verdicts.toml"
 KINDS = ("wrong", "correct")
 FILE = re.compile(r"^(wrong|correct)_(\w+)\.py$")

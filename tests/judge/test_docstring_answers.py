@@ -1,10 +1,11 @@
-"""Issue 35: the answers written from the student notebooks' docstrings alone (``tests/data/docstring_answers/``,
-and a second set by another author who had seen neither the tests nor the first set,
-``tests/data/docstring_answers_fresh/``), judged in the same kernel run as the catalogued fixtures
-(tests/helpers/verdicts.py): every correct answer keeps full marks, and every wrong answer loses points under the
-tests as graded and is caught by the hidden tests alone (a wrong one that keeps its points marks a sentence the
-hidden tests miss). Which share the visible checks flag is printed (``-rP`` shows it, under xdist too), not
-asserted per file: that is the figure the issue reports; ``python -m graders judge --answers DIR`` prints it too.
+"""Issue 35: the answers written from the student notebooks' docstrings alone: ``tests/data/docstring_answers/``
+and two more sets, each by another author who had seen neither the tests nor the earlier sets
+(``docstring_answers_fresh/``, ``docstring_answers_third/``), judged in the same kernel run as the catalogued
+fixtures (tests/helpers/verdicts.py): every correct answer keeps full marks, and every wrong answer loses points
+under the tests as graded and is caught by the hidden tests alone (a wrong one that keeps its points marks a
+sentence the hidden tests miss). Which share the visible checks flag is printed (``-rP`` shows it, under xdist
+too), not asserted per file: that is the figure the issue reports; ``python -m graders judge --answers DIR``
+prints it too.
 
 A file its author misread (the folder's ``verdicts.toml``) is judged as its other kind."""
 
@@ -21,7 +22,7 @@ IDS = [f"{root.name}-{name}" for root, name in CASES]
 
 
 def test_there_are_answers_to_judge():
-    assert len(ANSWER_SETS) == 2 and all(any(r == root for r, _ in CASES) for root in ANSWER_SETS)
+    assert len(ANSWER_SETS) == 3 and all(any(r == root for r, _ in CASES) for root in ANSWER_SETS)
 
 
 @pytest.mark.parametrize("root, name", CASES, ids=IDS)
