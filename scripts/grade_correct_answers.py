@@ -42,7 +42,8 @@ from graders import nbtools  # noqa: E402 (needs REPO on sys.path)
 from graders.paths import COURSE_ID, SOLUTIONS, notebook_names  # noqa: E402
 
 ANSWER_ROOTS = {"docstring": REPO / "tests" / "data" / "docstring_answers",
-                "fresh": REPO / "tests" / "data" / "docstring_answers_fresh"}
+                "fresh": REPO / "tests" / "data" / "docstring_answers_fresh",
+                "third": REPO / "tests" / "data" / "docstring_answers_third"}
 WAYS = {"a": "graders autograde", "b": "graders autograde, GRADER_SANDBOX=0", "c": "plain nbgrader"}
 DEFAULT_OUT = REPO / "graded-correct"
 
@@ -103,12 +104,15 @@ def docstring_correct(root: Path, notebooks: list[str], label: str) -> dict[str,
     return found
 
 
-def collect(notebooks: list[str], roots: dict[str, Path] | None = None) -> dict[str, list[Correct]]:
-    """``{notebook: every correct answer}``: the catalogued alternatives first, then each answers folder's."""
+def collect(notebooks: list[str], roots: dict[str, Path] | None = None,
+            alternatives: bool = True) -> dict[str, list[Correct]]:
+    """``{notebook: every correct answer}``: the catalogued alternatives first (unless ``alternatives`` is False),
+    then each answers folder's."""
     from graders.alternatives import for_notebook
 
     roots = ANSWER_ROOTS if roots is None else roots
-    found = {name: [Correct(f"alt:{a.key}", a.cell, a.code) for a in for_notebook(name)] for name in notebooks}
+    found = {name: [Correct(f"alt:{a.key}", a.cell, a.code) for a in for_notebook(name)] if alternatives else []
+             for name in notebooks}
     for label, root in roots.items():
         for name, answers in docstring_correct(root, notebooks, label).items():
             found[name].extend(answers)
@@ -329,6 +333,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="autograde's --jobs for ways a and b")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"where it all goes (default {DEFAULT_OUT})")
     parser.add_argument("--keep", action="store_true", help="reuse what an earlier run graded of the same answers")
+    parser.add_argument("--sets", default=",".join(["alt", *ANSWER_ROOTS]),
+                        help="which answers: alt (the catalogued alternatives) and answer folders "
+                             f"({', '.join(ANSWER_ROOTS)}); default all")
     args = parser.parse_args(argv)
     from tqdm import tqdm
 
@@ -342,7 +349,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.keep:
         for way in ways:
             shutil.rmtree(out / way, ignore_errors=True)
-    collected = collect(names)
+    sets = [x.strip() for x in args.sets.split(",") if x.strip()]
+    if not sets or set(sets) - {"alt", *ANSWER_ROOTS}:
+        parser.error(f"unknown sets {sets}: they are alt, {', '.join(ANSWER_ROOTS)}")
+    collected = collect(names, {k: v for k, v in ANSWER_ROOTS.items() if k in sets}, alternatives="alt" in sets)
     cases = plan(collected)
     submissions = out / "submissions"
     write_submissions(submissions, cases)

@@ -47,6 +47,12 @@ def test_collect_counts_verdicts_and_every_alternative(answers_root):
     assert mine[f"mine:{cell}/wrong_misread"].cell == cell
 
 
+def test_collect_can_leave_the_alternatives_out(answers_root):
+    root, cell = answers_root
+    found = gca.collect([NB], {"mine": root}, alternatives=False)
+    assert sorted(a.key for a in found[NB]) == [f"mine:{cell}/correct_kept", f"mine:{cell}/wrong_misread"]
+
+
 def test_plan_puts_each_answer_in_one_submission_one_per_cell():
     collected = gca.collect([NB, "02_transfers"], {})
     cases = gca.plan(collected)
