@@ -556,13 +556,13 @@ def _slow_synchronize(ms):
     syncs, names = _Syncs(), globals()
     own = names.get("synchronize")
 
-    def slow(device):
+    def costly(*where):   # the device, passed on as given
         entry = time.perf_counter()
         time.sleep(ms / 1e3)
-        _timing.synchronize(device)
+        _timing.synchronize(*where)
         syncs.calls.append((entry, time.perf_counter()))
 
-    names["synchronize"] = slow
+    names["synchronize"] = costly
     try:
         yield syncs
     finally:

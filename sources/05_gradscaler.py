@@ -494,7 +494,8 @@ from gpucourse.amp import OpDtypes
 from gpucourse.checks import Check, CheckFailed
 
 #: GradScaler's own complaints, and the docstring's words for what each means
-_SCALER_SAYS = [("_scale is None", "Backward through scaler.scale(loss): without it GradScaler has no scale for the step."),
+_SCALER_SAYS = [("_scale is None", "Backward through scaler.scale(loss): without it GradScaler has no scale for "
+                                   "the step."),
                 ("No inf checks were recorded", "Call scaler.step(optimizer), not optimizer.step(): scaler.step checks "
                                                 "the gradients for inf/NaN before scaler.update()."),
                 ("unscale FP16 gradients", "Keep the parameters float32: GradScaler refuses float16 gradients.")]

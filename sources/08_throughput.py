@@ -249,8 +249,8 @@ with Check("throughput") as check:
     check.that(isinstance(result, float), "Return a Python float (examples per second).")
     check.equal(steps.sizes, sizes, "Run step_fn on every batch, the warm-up ones included, once each, in order.")
     expected = steps.rate(3)
-    check.that(result < 3 * expected, "Far too many examples per second: "
-               "synchronize(device) after the last step, before stopping the clock, and leave the warm-up examples out.")
+    check.that(result < 3 * expected, "Far too many examples per second: synchronize(device) after the last step, "
+               "before stopping the clock, and leave the warm-up examples out.")
     check.that(result > 0.1 * expected, "Examples per second: divide the examples by the seconds the clock ran "
                "(not by milliseconds, and not seconds per example).")
     check.that(result > 0.6 * expected, "Too few examples per second: start the clock after the warm-up batches, "

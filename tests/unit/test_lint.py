@@ -61,6 +61,10 @@ KNOWN_COPIES = {
         "scaled_train_step's hidden test recomputes the step independently; students never receive it",
     ("06_bf16.py", "06_bf16.py"):
         "bf16_train_step's hidden test recomputes the step independently; students never receive it",
+    ("07_compile.py", "08_throughput.py"):
+        "first_and_steady_ms's and throughput's visible checks each stop the wall clock for a few lines (only "
+        "perf_counter may measure); a shared helper would have to live in gpucourse, which a student's visible "
+        "test cell can use only from the release tag the notebooks install",
     ("01_devices.py", "02_transfers.py"):
         "two hidden-test RecordTransfers subclasses alike in shape (shapes, numel); merging them changes "
         "gpucourse.fakes.Transfer and both notebooks' hidden tests",
