@@ -25,7 +25,6 @@ of alternatives per notebook in CI; this script grades them all, and is run by h
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import shutil
@@ -166,22 +165,15 @@ def _run(cmd: list[str], cwd: Path, env: dict, log: Path) -> int:
 
 
 def read_rows(out: Path) -> dict[tuple[str, str], Result]:
-    """``{(student, notebook): Result}`` from an autograde run's grades.csv and grades_detail.csv."""
-    results = {}
-    if not (out / "grades.csv").exists():
-        return results
-    with (out / "grades.csv").open(encoding="utf-8", newline="") as f:
-        for row in csv.DictReader(f):
-            score = float(row["score"]) if row["score"] else None
-            results[(row["student_id"], row["notebook"])] = Result(score, float(row["max_score"]), row["status"],
-                                                                   row["message"], {})
-    if (out / "grades_detail.csv").exists():
-        with (out / "grades_detail.csv").open(encoding="utf-8", newline="") as f:
-            for row in csv.DictReader(f):
-                result = results.get((row["student_id"], row["notebook"]))
-                if result is not None and row["reason"]:
-                    result.lost[row["grade_id"]] = row["reason"]
-    return results
+    """``{(student, notebook): Result}`` from an autograde run's grades files (none before its first row)."""
+    from graders.grading.grades_csv import read_csv
+
+    try:
+        rows = read_csv(out)
+    except FileNotFoundError:
+        return {}
+    return {(r.student_id, r.notebook): Result(r.score, r.max_score, r.status, r.message, dict(r.reasons))
+            for r in rows}
 
 
 def grade_autograde(cases: list[Case], submissions: Path, out: Path, jobs: int, sandbox: bool) -> dict:
