@@ -21,7 +21,9 @@ def add_arguments(p):
     p.add_argument("--quiet", action="store_true", help="no progress lines (as `python -m graders -q autograde`)")
     p.add_argument("--check", action="store_true",
                    help="grade nothing: say what protects this machine (the OS sandbox, tried with each escape a "
-                        "submission might attempt; the warm start; the in-kernel guard; the limits)")
+                        "submission might attempt; the warm start; the in-kernel guard; the limits) and run the "
+                        "pre-flight every run makes (a grading kernel runs the course's set-up and reads the data; "
+                        "exit 2 if it cannot)")
 
 
 def run(args) -> int:
@@ -30,13 +32,15 @@ def run(args) -> int:
 
     from graders import log
     from graders.errors import InputError
-    from graders.grading.autograde import autograde, parse_shard, table_lines
+    from graders.grading.autograde import autograde, parse_shard, status_counts, table_lines
     from graders.limits import Limits
     from graders.paths import is_course
     if args.check:
-        from graders.grading.protection import report
+        from graders.grading.protection import PREFLIGHT_FAILED, report
         lines = report()
         print("\n".join(lines))
+        if any(line.startswith(PREFLIGHT_FAILED) for line in lines):
+            return 2  # as a run would be refused
         return 1 if any(line.lstrip().startswith("FAIL") for line in lines) else 0
     if args.submissions is None:
         raise InputError("say which SUBMISSIONS folder to grade (or --check)")
@@ -45,5 +49,6 @@ def run(args) -> int:
                      shard=parse_shard(args.shard), students=args.students, regrade=args.regrade,
                      progress=log.LOGGER.isEnabledFor(logging.INFO), limits=Limits.from_env())
     print("\n".join(table_lines(rows)))
-    print(f"\nwrote {out / 'grades.csv'} ({len(rows)} rows: every student and notebook graded into this folder so far)")
+    print(f"\nwrote {out / 'grades.csv'} ({len(rows)} rows: every student and notebook graded into this folder so far; "
+          f"{status_counts(rows) or 'none'})")
     return 0

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from graders import course, machine
 from graders.errors import InputError
-from graders.grading import finished, sandbox, warm
+from graders.grading import finished, preflight, sandbox, setup_cell, warm
 from graders.grading.cores import cores_shared
 from graders.grading.grades_csv import read_csv, write_csv  # noqa: F401 -- where the tests import them from
 from graders.grading.pipeline import grade_one
@@ -162,16 +162,28 @@ def autograde(submissions: Path, out: Path | None = None, names: list[str] | Non
         # Read every submission before any student code runs, so none can touch another's files first.
         intakes = {f.name: intake.intake_student(f, names) for f in folders}
         record = RunRecord(out, root)
-        grade_all(root, out, folders, intakes, maxima, names, jobs, warm_slots, progress, limits, record, regrade)
+        grade_all(root, out, folders, intakes, maxima, names, jobs, warm_slots, progress, limits, record, regrade,
+                  before_first=lambda graded: run_preflight(root, graded, limits, warm_slots, progress))
     return record_run(out, root, record.graded)
+
+
+def run_preflight(root: Path, names: list[str], limits: Limits, warm_slots: warm.slots, progress: bool) -> None:
+    """The pre-flight (``graders.grading.preflight``) for ``names``, in the run's first warm slot where it has one;
+    raises ``KernelCannotRunCourse`` (exit 2) when the kernel cannot run the course, before any row is written."""
+    first = warm_slots.all[0] if warm_slots.all and warm_slots.all[0].usable() else None
+    result = preflight.require(preflight.released(root, names), limits, first)
+    if progress:
+        log.info(result.line)
 
 
 def grade_all(root: Path, out: Path, folders: list[Path], intakes: dict, maxima: dict, names: list[str], jobs: int,
               warm_slots: warm.slots, progress: bool, limits: Limits, record: RunRecord | None = None,
-              regrade: bool = False) -> list[Row]:
+              regrade: bool = False, before_first=None) -> list[Row]:
     """This run's rows: every (student, notebook) pair not kept from an earlier run, ``jobs`` pairs at a time (a
     student's notebooks in parallel too), each thread in a warm slot of its own when warm; each row goes into
-    ``record`` (the results files) as it finishes."""
+    ``record`` (the results files) as it finishes. ``before_first(notebooks)``, when given, runs once before the
+    first pair is graded, with the notebooks this run grades (``autograde`` passes the pre-flight); nothing runs it
+    when every pair is kept."""
     record = RunRecord(out, root) if record is None else record
     lock = threading.Lock()
     pairs = [(f.name, item) for f in folders for item in intakes[f.name].values()]
@@ -188,6 +200,8 @@ def grade_all(root: Path, out: Path, folders: list[Path], intakes: dict, maxima:
                          earlier.status)
         else:
             todo.append((student, item, fp))
+    if todo and before_first is not None:  # a kernel that cannot run the course grades nothing (exit 2)
+        before_first([n for n in names if any(item.notebook == n for _, item, _ in todo)])
     done = [0]
 
     def report(row: Row) -> None:
@@ -270,6 +284,14 @@ def course_notebooks(root: Path, submissions: Path) -> list[str]:
     return names
 
 
+def status_counts(rows: list[Row]) -> str:
+    """``"3 graded, 1 review, 2 failed (1 at the course's set-up)"``: the rows by status, set-up failures apart."""
+    counts = {status: sum(r.status == status for r in rows) for status in MARKS}
+    text = ", ".join(f"{n} {status}" for status, n in counts.items() if n)
+    setup = sum(r.status == "failed" and r.message.startswith(setup_cell.FAILED) for r in rows)
+    return text + (f" ({setup} at the course's set-up)" if setup else "")
+
+
 def score_text(row: Row) -> str:
     return f"{'-' if row.score is None else f'{row.score:g}'}/{row.max_score:g}"
 
@@ -292,6 +314,11 @@ def table_lines(rows: list[Row]) -> list[str]:
     for r in rows:
         if r.status == "failed":
             lines.append(f"  FAILED {r.student_id}/{r.notebook}: {r.message}")
+    setup_failed = [r for r in rows if r.status == "failed" and r.message.startswith(setup_cell.FAILED)]
+    if setup_failed:
+        lines.append(f"  {len(setup_failed)} notebook(s) not graded: the course's set-up cell failed in the grading "
+                     "kernel, which is the machine's to fix, not the students' (`python -m graders autograde --check`"
+                     "); the next run grades them again")
     reviews = [r for r in rows if r.status == "review"]
     for r in reviews:
         lines.append(f"  REVIEW {r.student_id}/{r.notebook}: {r.message}")

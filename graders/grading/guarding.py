@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 
 from graders import machine
-from graders.grading import guard_cells, rundir, sandbox, scan
+from graders.grading import guard_cells, interpreter, rundir, sandbox, scan
 from graders.grading import job as job_mod
 from graders.grading.job import Attempt, Job
 from graders.limits import Limits
@@ -28,7 +28,9 @@ def guard_config(run: Path, student: str, name: str, release, source, out: Path,
     sandboxed = sandbox.active() if sandboxed is None else sandboxed
     config = {
         "sandboxed": sandboxed,
-        "library_roots": [str(REPO / "gpucourse")],
+        # the helper package where the kernel imports it from: this checkout's, or another clone's an editable
+        # install's import finder maps it to (``interpreter.package_paths``)
+        "library_roots": [str(REPO / "gpucourse"), *(interpreter.package_paths().get("gpucourse") or [])],
         "protected_modules": guard_cells.PROTECTED_MODULES + scan.imported_modules(sources),
         "protected_prefixes": guard_cells.PROTECTED_PREFIXES,
         "preload": guard_cells.PRELOAD + scan.imported_modules(tests),

@@ -4,8 +4,9 @@ The steps, in order, each in a module of its own (as nbgrader's ``converters/aut
 preprocessors):
 
     PREPARE = sanitize.repair, sanitize.scan, watch.start       once, before any student code runs
-    RUN     = guarding.add, execute.execute, score.score,       in a private course folder (``rundir``),
-              verdict.verdict, publish.publish                  again after a neutralised cell
+    RUN     = guarding.add, execute.execute,                    in a private course folder (``rundir``),
+              setup_cell.setup_ran, score.score,                again after a neutralised cell
+              verdict.verdict, publish.publish
 
 1. **sanitize**: the submission repaired against the released notebook (``graders.intake.repair``) and
    read, never run, for tampering (``graders.grading.scan``).
@@ -18,10 +19,12 @@ preprocessors):
    checked. The kernel cannot reach the shared gradebook: the guard's audit hook refuses it, and it is not where
    nbgrader writes. If the kernel died or the notebook ran out of time, the cell that was running is neutralised
    and the notebook graded again (at most twice).
-5. **score**: nbgrader's scores, checked against the graded notebook's outputs and the released points.
-6. **verdict**: the row; where anything was found, a review (``graders.grading.review``): the repaired score
+5. **set-up**: a notebook whose course set-up cell raised is a ``failed`` row with the cause, never a score
+   (``graders.grading.setup_cell``): the kernel could not run the course, so its zeros say nothing of the student.
+6. **score**: nbgrader's scores, checked against the graded notebook's outputs and the released points.
+7. **verdict**: the row; where anything was found, a review (``graders.grading.review``): the repaired score
    kept, or withheld where nothing can repair it.
-7. **publish**: the graded notebook, the submission as handed in and the grades into the shared course folder.
+8. **publish**: the graded notebook, the submission as handed in and the grades into the shared course folder.
 
 A ``PREPARE`` step takes the :class:`Job` (the submission); a ``RUN`` step the job and this attempt's
 :class:`Attempt` (its run folder, guard key and log, graded notebook, scores). A step returns None to go on,
@@ -35,14 +38,26 @@ from pathlib import Path
 import nbformat
 
 from graders import nbtools
-from graders.grading import execute, guarding, kernels, publish, rundir, sanitize, score, verdict, warm, watch
+from graders.grading import (
+    execute,
+    guarding,
+    kernels,
+    publish,
+    rundir,
+    sanitize,
+    score,
+    setup_cell,
+    verdict,
+    warm,
+    watch,
+)
 from graders.grading.job import RETRY, Attempt, Job
 from graders.grading.row import Row
 from graders.intake import student_files as intake
 from graders.limits import Limits
 
 PREPARE = (sanitize.repair, sanitize.scan, watch.start)
-RUN = (guarding.add, execute.execute, score.score, verdict.verdict, publish.publish)
+RUN = (guarding.add, execute.execute, setup_cell.setup_ran, score.score, verdict.verdict, publish.publish)
 
 
 def start(root: Path, out: Path, student: str, item: intake.Intake, max_score: float,

@@ -46,10 +46,7 @@ def make(root: Path, name: str, kernel_parent: Path | None = None, limits: Limit
     """A new private folder: ``course/`` (config with the run's ``limits``, gradebook, notebook ``name``'s release)
     and the kernel's ``k/`` (a new folder in ``kernel_parent`` when given, linked as ``k``)."""
     run = Path(tempfile.mkdtemp(prefix="grade-"))
-    if kernel_parent is None:
-        (run / "k").mkdir()
-    else:
-        (run / "k").symlink_to(tempfile.mkdtemp(prefix="k-", dir=kernel_parent))
+    make_kernel_folder(run, kernel_parent)
     for rel, data in pristine(root, limits).items():
         parts = Path(rel).parts
         if parts[0] in ("source", "release") and parts[1] != name:
@@ -60,6 +57,23 @@ def make(root: Path, name: str, kernel_parent: Path | None = None, limits: Limit
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_bytes(data)
     (run / "course" / "source" / name).mkdir(parents=True, exist_ok=True)
+    (run / "course" / "autograded").symlink_to(kernel_dir(run) / "autograded")
+    with open(run / "course" / "nbgrader_config.py", "a") as config:
+        # nbgrader and the kernel talk over Unix sockets in k/runtime (the sandboxed kernel has no network),
+        # at an absolute path: the default, "kernel-ipc", is relative to each side's own working folder
+        config.write("c.KernelManager.transport = 'ipc'\n"
+                     f"c.KernelManager.ip = {str(kernel_dir(run) / 'runtime' / 'kernel')!r}\n")
+    return run
+
+
+def make_kernel_folder(run: Path, kernel_parent: Path | None = None) -> Path:
+    """The kernel's ``k/`` in ``run`` (a new folder in ``kernel_parent`` when given, linked as ``k``): its HOME,
+    TMPDIR, sockets, working folder, guard log and matplotlib config; the same for a grading run and the pre-flight
+    kernel (``graders.grading.preflight``). Returns it as the kernel sees it."""
+    if kernel_parent is None:
+        (run / "k").mkdir()
+    else:
+        (run / "k").symlink_to(tempfile.mkdtemp(prefix="k-", dir=kernel_parent))
     for sub in ("home", "tmp", "runtime", "autograded"):
         (run / "k" / sub).mkdir()
         if sub in ("home", "tmp"):
@@ -69,13 +83,7 @@ def make(root: Path, name: str, kernel_parent: Path | None = None, limits: Limit
     # the prepared one, the kernel's own (the shared one is read-only in the sandbox)
     shutil.copytree(machine.mpl_dir(), run / "k" / "mpl", ignore=shutil.ignore_patterns("*.lock", "tex.cache"))
     (run / "guard.log").symlink_to(Path("k") / "guard.log")
-    (run / "course" / "autograded").symlink_to(kernel_dir(run) / "autograded")
-    with open(run / "course" / "nbgrader_config.py", "a") as config:
-        # nbgrader and the kernel talk over Unix sockets in k/runtime (the sandboxed kernel has no network),
-        # at an absolute path: the default, "kernel-ipc", is relative to each side's own working folder
-        config.write("c.KernelManager.transport = 'ipc'\n"
-                     f"c.KernelManager.ip = {str(kernel_dir(run) / 'runtime' / 'kernel')!r}\n")
-    return run
+    return kernel_dir(run)
 
 
 def kernel_dir(run: Path) -> Path:

@@ -41,20 +41,49 @@ class Protection:
 
 
 def system_paths() -> list[str]:
-    """What a Python kernel needs from the system, read-only: programs, libraries, the interpreter, the venv and
+    """What a Python kernel needs from the system, read-only: programs, libraries, the interpreter, the venv,
     every folder the grading interpreter imports from (``interpreter.import_folders``: a base prefix's
-    site-packages a venv reaches, a ``.pth`` file's folders, the user site), wherever they are."""
+    site-packages a venv reaches, a ``.pth`` file's folders, the user site), wherever they are, and the folder
+    each course package really resolves to (``interpreter.package_paths``, ``interpreter.editable_folders``: an
+    editable install's import finder maps a package to a folder no ``sys.path`` entry holds, often another clone)."""
     paths = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32",
              "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/passwd",
              "/etc/group", "/etc/nsswitch.conf", "/etc/fonts", "/etc/alternatives"]
     for prefix in {sys.base_prefix, sys.prefix, os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)}:
         paths.append(prefix)
-    # never the repository itself or a folder above it (an editable install in "compat" mode puts the repository on
-    # sys.path): solutions/ and the graders stay out of sight; the helper package is bound alone (readonly_paths)
-    repo = str(REPO.resolve())
-    paths += [p for p in interpreter.import_folders()
-              if not (repo == os.path.realpath(p) or repo.startswith(os.path.realpath(p).rstrip("/") + "/"))]
+    folders = [p for p in interpreter.import_folders() if may_show(p)]
+    packages = [p for places in interpreter.package_paths().values() for p in places or []]
+    paths += folders
+    paths += [p for p in [*packages, *interpreter.editable_folders()]
+              if may_show(p) and not any(_within(p, folder) for folder in folders)]
     return paths
+
+
+def _within(path: str, folder: str) -> bool:
+    path, folder = os.path.realpath(path), os.path.realpath(folder).rstrip("/")
+    return path == folder or path.startswith(folder + "/")
+
+
+def is_course_checkout(folder: str | Path) -> bool:
+    """A clone of this course (the grader's own or another): its solutions and hidden tests are there."""
+    return (Path(folder) / "sources" / "manifest.toml").is_file() and (Path(folder) / "solutions").is_dir()
+
+
+#: what of the grader's repository a kernel never sees, even where an import folder lies inside it
+PRIVATE = ("solutions", "sources", "graders", "samples", "tests", ".git")
+
+
+def may_show(path: str) -> bool:
+    """Whether the sandbox may show ``path``: never the grader's repository, a clone of the course (an editable
+    install in setuptools' "compat" mode puts one on sys.path) or a folder above one of them, nor the repository's
+    :data:`PRIVATE` folders; solutions/, the hidden tests and the graders stay out of sight. A venv inside the
+    repository (``.venv``) may be shown, and so may a clone's helper package folder, which an import finder maps to
+    (the grader's own is bound alone: ``readonly_paths``)."""
+    repo = str(REPO.resolve())
+    real = os.path.realpath(path)
+    if _within(repo, real) or is_course_checkout(real):
+        return False
+    return not any(_within(real, os.path.join(repo, name)) for name in PRIVATE)
 
 
 def readonly_paths() -> list[str]:

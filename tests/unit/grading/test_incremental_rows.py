@@ -299,3 +299,24 @@ def test_a_stop_while_a_row_is_written_leaves_no_fingerprint_that_vouches_for_th
     again = Grader()  # the student went back to the first hand-in: grades.csv may hold either row, so grade it
     grade(monkeypatch, course, {"ann": "a"}, again)
     assert ("ann", NBS[0]) in again.calls
+
+
+def test_the_pre_flight_runs_once_before_the_first_row_and_a_refusal_writes_none(monkeypatch, course, tmp_path):
+    """Issue 39: ``before_first`` (the pre-flight) runs once, with the notebooks to grade, before any row; not at all
+    when every pair is kept; and when it refuses, no row, no grades.csv, nothing graded."""
+    from graders.grading.preflight import KernelCannotRunCourse
+    calls = []
+    grade(monkeypatch, course, {"s1": "a"}, Grader(), before_first=calls.append)
+    assert calls == [NBS]
+    grade(monkeypatch, course, {"s1": "a"}, Grader(), before_first=calls.append)
+    assert calls == [NBS]  # every pair kept: no kernel needed
+
+    def refuse(names):
+        raise KernelCannotRunCourse("the grading kernel cannot import gpucourse")
+
+    other = (tmp_path / "other", tmp_path / "other" / "course")
+    other[1].mkdir(parents=True)
+    grader = Grader()
+    with pytest.raises(KernelCannotRunCourse):
+        grade(monkeypatch, other, {"s1": "a", "s2": "b"}, grader, before_first=refuse)
+    assert grader.calls == [] and not (other[0] / "grades.csv").exists()
