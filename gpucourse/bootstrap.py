@@ -36,6 +36,7 @@ REQUIRED = (
     ("numpy", "numpy"),
     ("matplotlib", "matplotlib"),
     ("tqdm", "tqdm"),
+    ("hypothesis", "hypothesis"),  # the checks draw their inputs with it (gpucourse.domains)
 )
 
 

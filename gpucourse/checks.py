@@ -31,6 +31,9 @@ import sysconfig
 
 import torch
 
+from gpucourse import contract
+from gpucourse.released import SIGNATURES
+
 
 class OneLine:
     """An exception IPython shows as its tagged line(s) only: ``_render_traceback_()`` replaces the
@@ -120,9 +123,16 @@ class requirement:
         self.text = text
 
     def __enter__(self) -> requirement:
+        self.state = contract.torch_state()
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
+        changes = contract.state_changes(self.state)
+        if changes:  # put it back, so that one answer that leaves a switch on fails this requirement only
+            contract.restore(self.state)
+        if exc_type is None and changes:
+            raise RequirementFailed(f"{self.text} (torch's settings must be as they were: {'; '.join(changes)})") \
+                from None
         if exc_type is None or not issubclass(exc_type, Exception):
             return False  # KeyboardInterrupt (the time limit) and SystemExit pass as they are
         if isinstance(exc, RequirementFailed):
@@ -142,9 +152,29 @@ class Check:
 
     # -- context manager ------------------------------------------------------------------------
     def __enter__(self) -> Check:
+        self.state = contract.torch_state()
+        self.released(sys._getframe(1).f_globals)
         return self
 
+    def released(self, namespace: dict) -> None:
+        """Fail at once, before any call, when the exercise's function has not the signature it was released with
+        (``gpucourse.released``): a changed default or parameter changes every call the contract allows."""
+        released = SIGNATURES.get(self.exercise)
+        answer = namespace.get(self.exercise)
+        if released is None or not callable(answer) or isinstance(answer, type):
+            return
+        problem = contract.signature_problem(answer, released)
+        if problem:
+            raise _failed(CheckFailed, self.exercise, f"Keep the released signature {self.exercise}{released}: "
+                                                      f"{problem}.")
+
     def __exit__(self, exc_type, exc, tb) -> bool:
+        changes = contract.state_changes(self.state)
+        if changes:  # put it back: an answer that leaves a switch on must not fail every later cell too
+            contract.restore(self.state)
+        if exc_type is None and changes:
+            raise _failed(CheckFailed, self.exercise, "Leave torch's settings as you found them (use a `with` block, "
+                                                      f"or restore them before returning): {'; '.join(changes)}.")
         if exc_type is None:
             print(f"[PASS] {self.exercise}: {self.passed}")
             return False
@@ -203,6 +233,21 @@ class Check:
                 ok = False
         if not ok:
             raise CheckFailed(f"{hint} (got {got!r})")
+
+    def forall(self, strategy, holds, hint: str, examples: int = 30, cases=()) -> None:
+        """Fail with ``hint`` and the smallest input for which ``holds(input)`` is false or raises: of ``cases`` (a
+        fixed sample covering the domain, ``gpucourse.domains``), then of ``examples`` drawn from ``strategy`` the same
+        way on every machine, which Hypothesis shrinks."""
+        self.count += 1
+        found = contract.counterexample(strategy, holds, examples, cases)
+        if found is None:
+            return
+        shown, error = found
+        if error is not None and self.todo(error) is not None:
+            raise error  # an unanswered exercise: its [TODO] line, not a failure
+        said = "" if error is None else (f"; your code raised {type(error).__name__}: {error}"
+                                         f"{where_raised(error.__traceback__)}")
+        raise CheckFailed(f"{hint} (smallest failing input: {shown}{said})")
 
     def call(self, fn, *args, **kwargs):
         """Call the student's function; its own exceptions pass through with a clear label."""

@@ -2,7 +2,8 @@
 ``sources/manifest.toml``), in this order:
 
 1. ``solutions/`` from the sources (``graders.authoring.source``); every exercise must list its mistakes;
-2. the helper modules that later notebooks import from the notebook that teaches them (d2l's ``#@save``);
+2. the helper modules that later notebooks import from the notebook that teaches them (d2l's ``#@save``), and
+   ``gpucourse/released.py``, the signature each exercise is released with (``graders.authoring.signatures``);
 3. ``notebooks/``, the student versions, with nbgrader's ``generate_assignment``;
 4. ``samples/submissions/``, and the notebook tables of the README and of ``colab/README.md``.
 
@@ -19,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 from graders import course, nbtools
-from graders.authoring import ColabConfig, links, source
+from graders.authoring import ColabConfig, links, signatures, source
 from graders.authoring.fixtures import FixtureError
 from graders.authoring.samples import write_samples
 from graders.errors import InputError
@@ -74,7 +75,7 @@ def build_all(out: Path, names: list[str] | None, package: Path | None, config: 
     changed = write_solutions(names, config) if in_repo else []
     if package is None and in_repo:
         package = PACKAGE
-    changed += write_saved(package) if package is not None else []
+    changed += write_saved(package) + signatures.write_released(package) if package is not None else []
     changed += write_students(out, names)
     if in_repo:
         changed += write_samples_and_tables(config)

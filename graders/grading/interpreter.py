@@ -32,7 +32,8 @@ def user_site_env() -> dict[str, str]:
 #: the top-level packages a grading kernel imports to run the course: the set-up cell's
 #: (``gpucourse.bootstrap.REQUIRED`` and the helper package itself) and the kernel's own. Where each one resolves
 #: is what the sandbox must show.
-COURSE_PACKAGES = ("gpucourse", "torch", "torchvision", "numpy", "matplotlib", "tqdm", "ipykernel", "IPython")
+COURSE_PACKAGES = ("gpucourse", "torch", "torchvision", "numpy", "matplotlib", "tqdm", "hypothesis", "ipykernel",
+                   "IPython")
 
 #: run by the grading interpreter as a kernel is started: its sys.path, where each course package resolves (through
 #: every import finder: ``find_spec`` asks them in order, as ``import`` does), and what setuptools' editable finders

@@ -24,6 +24,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+import gpucourse
 from graders.grading import grades_csv, sandbox, setup_cell
 from graders.paths import COURSE_ID, REPO, SAMPLES
 from graders.qa import sample_check
@@ -64,7 +65,7 @@ def test_an_editable_install_from_another_clone_grades_full_marks_in_the_sandbox
     proc = autograde(python, SAMPLES, "--out", out, "--notebooks", NOTEBOOK, "--students", "correct",
                      env={"GRADER_SANDBOX": "1", "GRADER_WARM": warm})
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
-    assert f"gpucourse 0.5.0 from {clone / 'gpucourse'}" in proc.stderr  # the pre-flight says where it came from
+    assert f"gpucourse {gpucourse.__version__} from {clone / 'gpucourse'}" in proc.stderr  # where it came from
     expected = [e for e in sample_check.expectations([NOTEBOOK]) if e.student == "correct"]
     assert compare(grades_csv.read_csv(out), expected) == []
 
