@@ -14,8 +14,9 @@
 
 # %% [markdown] id="title"
 # Every tensor lives on exactly one **device**: the CPU's memory or one GPU's memory. Every operation runs
-# where its inputs live, and PyTorch never moves data behind your back. Almost every "my GPU code is broken"
-# question comes down to that one rule.
+# where its inputs live, and PyTorch never moves data behind your back, with one exception that section 2 shows: a
+# 0-dim CPU tensor (one number, such as `torch.tensor(0.5)`) may join a tensor on another device in an elementwise
+# operation, used like a Python number. Almost every "my GPU code is broken" question comes down to that one rule.
 #
 # **You will learn to**
 # - read a tensor's device and predict where an operation runs;

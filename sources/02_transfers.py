@@ -609,9 +609,10 @@ plt.show()
 # How to read it: below a few hundred kilobytes the fixed cost wins and the effective bandwidth collapses, so many
 # small copies are far slower than one large copy of the same bytes (move a batch as one tensor, not sample by sample).
 # On a CUDA GPU, pinned copies plateau above pageable ones, which pay the extra staging copy, and the pinned plateau
-# tells you the link: a copy cannot be faster than the link it crosses, so the printed reading names the slowest
-# PCIe generation your figure fits (the grey lines are their theoretical peaks). Run this notebook on a GPU to see
-# your machine's numbers.
+# rules out every link slower than itself: a copy cannot be faster than the link it crosses, so the printed reading
+# names the slowest PCIe generation your figure fits (the grey lines are their theoretical peaks). It cannot prove the
+# link is that one: a figure below Gen3's peak, as a T4's is, fits Gen3 and every faster link alike, and on a cloud
+# machine the host and its virtualization count too. Run this notebook on a GPU to see your machine's numbers.
 
 # %% [markdown] id="myth-pinned"
 # > **Myth vs. current PyTorch:** *"Without pinned memory, `non_blocking=True` is silently ignored."* Not so. PyTorch
@@ -1027,10 +1028,9 @@ with _requirement("make_loader shuffles and drops the last batch only for traini
 # ImageNet-sized batch (256 × 3 × 224 × 224, 38.5 million pixels) the float32 batch is 115.6 MB larger than the `uint8`
 # one: about 7.3 ms more on PCIe Gen3 x16 even at its theoretical 15.75 GB/s. Converting on a T4 reads 1 byte and writes
 # 4 per pixel: about 0.6 ms at its 320 GB/s peak, and about 3.5 ms for the whole normalization as four separate
-# elementwise operations (estimates from the bandwidth, not measured). The same `x.float()` on the CPU is far slower:
-# the cell below measures it on your machine; on the busy 2-core machine this course was built on it took 86 to
-# 151 ms (7 runs). A Fashion-MNIST batch (200,704 pixels) is 192 times smaller: on a T4 its conversion takes
-# microseconds (same estimate).
+# elementwise operations (estimates from the bandwidth, not measured). The cell below measures the same `x.float()` on
+# your CPU and sets it beside that 0.6 ms. A Fashion-MNIST batch (200,704 pixels) is 192 times smaller: on a T4 its
+# conversion takes microseconds (same estimate).
 
 # %% id="s3-volume"
 if needs("batch_nbytes", "transfer_ms"):
@@ -1043,7 +1043,8 @@ if needs("batch_nbytes", "transfer_ms"):
     from gpucourse.timing import median_ms
     x = torch.zeros(256, 3, 224, 224, dtype=torch.uint8)
     ms = median_ms(lambda: x.float(), torch.device("cpu"), warmup=1, repeats=3 if QUICK else 7)
-    print(f"x.float() of an ImageNet-sized uint8 batch on this CPU: {ms:.1f} ms (measured, median)")
+    print(f"x.float() of an ImageNet-sized uint8 batch on this CPU: {ms:.1f} ms (measured, median), "
+          f"{ms / 0.6:.0f}x the 0.6 ms estimated for a T4")
     if DEVICE.type == "cuda":  # the real thing: one ImageNet-sized batch, pageable, blocking copy
         for dtype in (torch.float32, torch.uint8):
             x = torch.zeros(256, 3, 224, 224, dtype=dtype)
@@ -1346,14 +1347,16 @@ if needs("batch_nbytes", "normalize_on_device"):
 # happened here.
 #
 # Below, `SlowDataset` takes about 4 ms per sample (a sleep standing in for reading and decoding), and the in-memory
-# dataset is Fashion-MNIST as tensors. Each loader runs two epochs with persistent workers, so the start-up
-# cost shows apart from the steady state. Numbers vary from run to run and machine to machine (Colab typically gives 2 vCPUs; check with `!nproc`).
+# dataset is Fashion-MNIST as tensors. Each loader runs a first epoch, which starts its persistent workers, then more
+# with the workers already running (three for the in-memory tensors, whose epochs are short and noisy, and whose
+# spread decides what the cell may call faster or slower; one for the slow samples), so the start-up cost shows apart
+# from the steady state. Numbers vary from run to run and machine to machine (Colab typically gives 2 vCPUs; check with `!nproc`).
 
 # %% id="s4-workers"
 import os
 from torch.utils.data import DataLoader, TensorDataset
 from gpucourse.data import as_tensors, fashion_mnist
-from gpucourse.readings import read_workers
+from gpucourse.readings import median, read_workers
 from gpucourse.transfers import SlowDataset, epoch_seconds
 
 images, labels = as_tensors(fashion_mnist(train=True), limit=2_000 if QUICK else 60_000)
@@ -1365,21 +1368,23 @@ for workers in tqdm(worker_counts, desc="num_workers"):
     for name, data, bs in [("slow samples (4 ms each)", slow, 32), ("in-memory tensors", in_memory, 256)]:
         loader = DataLoader(data, batch_size=bs, num_workers=workers, persistent_workers=workers > 0)
         first = epoch_seconds(loader)    # includes starting the workers
-        second = epoch_seconds(loader)   # persistent workers are already running
-        seconds[name][workers] = (first, second)
+        later = [epoch_seconds(loader) for _ in range(3 if data is in_memory else 1)]   # workers already running
+        seconds[name][workers] = (first, later)
         del loader
 for name, by_workers in seconds.items():
     print(name)
-    for workers, (first, second) in by_workers.items():
-        print(f"  num_workers={workers}: first epoch {first:.2f} s, next epoch {second:.2f} s")
-print(read_workers({workers: second for workers, (_, second) in seconds["in-memory tensors"].items()}))
+    for workers, (first, later) in by_workers.items():
+        print(f"  num_workers={workers}: first epoch {first:.3f} s, next " + ("epochs " if len(later) > 1 else "epoch ")
+              + ", ".join(f"{s:.3f}" for s in later) + " s")
+print(read_workers({workers: later for workers, (_, later) in seconds["in-memory tensors"].items()}))
 
 # %% id="s4-plot"
 fig, axes = plt.subplots(1, 2, figsize=(9, 3))
 for ax, (name, by_workers) in zip(axes, seconds.items()):
     positions = range(len(by_workers))
     ax.bar([p - 0.2 for p in positions], [v[0] for v in by_workers.values()], 0.4, label="first epoch (starts workers)")
-    ax.bar([p + 0.2 for p in positions], [v[1] for v in by_workers.values()], 0.4, label="next epoch")
+    ax.bar([p + 0.2 for p in positions], [median(v[1]) for v in by_workers.values()], 0.4,
+           label="next epoch (median)")
     ax.set_xticks(list(positions), [str(w) for w in by_workers])
     ax.set(xlabel="num_workers", ylabel="seconds per epoch (measured)", title=name)
 axes[0].legend(fontsize=8)

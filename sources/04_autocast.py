@@ -163,26 +163,32 @@ plt.show()
 # `torch.set_float32_matmul_precision("high")`; a T4 has no TF32, so there it changes nothing.
 #
 # We time a square matmul after a synchronize at both ends (notebook 03) and convert to TFLOPS (2n³ operations).
+# Every figure is timed in three rounds, taken in turn, and the cell prints their spread: the course reads a ratio as
+# faster or slower only when it is further from 1 than its rounds are from each other (and never within 10 % of 1).
 
 # %% id="s4-throughput"
-from gpucourse.readings import read_matmul_speedup   # the sentence that reads a speed-up, chosen from it
+from gpucourse.readings import Ratio, in_rounds, median, read_matmul_speedup   # reads a speed-up, chosen from it
 from gpucourse.timing import median_ms
 
-def matmul_tflops(n, dtype, device, repeats):
+def matmul_tflops(n, dtype, device, repeats, precision="highest"):
+    """A measurement to call once per round: the TFLOPS of an n x n matmul (median of `repeats` timed calls)."""
     a = torch.randn(n, n, device=device, dtype=dtype)
     b = torch.randn(n, n, device=device, dtype=dtype)
-    ms = median_ms(lambda: a @ b, device, warmup=2, repeats=repeats)
-    return 2 * n**3 / (ms / 1e3) / 1e12      # TFLOPS
+    def measure():
+        torch.set_float32_matmul_precision(precision)    # "high" allows TF32 where the GPU has it
+        try:
+            ms = median_ms(lambda: a @ b, device, warmup=2, repeats=repeats)
+        finally:
+            torch.set_float32_matmul_precision("highest")
+        return 2 * n**3 / (ms / 1e3) / 1e12      # TFLOPS
+    return measure
 
-results = {}
+# Each figure is timed in 3 interleaved rounds: a ratio counts as faster or slower only outside its rounds' spread.
 if DEVICE.type == "cuda":
     n = 2048 if QUICK else 4096
-    torch.set_float32_matmul_precision("highest")
-    results["float32"] = matmul_tflops(n, torch.float32, DEVICE, 10)
-    torch.set_float32_matmul_precision("high")          # allows TF32 where the GPU has it
-    results["TF32"] = matmul_tflops(n, torch.float32, DEVICE, 10)
-    torch.set_float32_matmul_precision("highest")
-    results["float16"] = matmul_tflops(n, torch.float16, DEVICE, 10)
+    results = in_rounds({"float32": matmul_tflops(n, torch.float32, DEVICE, 10),
+                         "TF32": matmul_tflops(n, torch.float32, DEVICE, 10, precision="high"),
+                         "float16": matmul_tflops(n, torch.float16, DEVICE, 10)})
     major, minor = torch.cuda.get_device_capability()
     if (major, minor) < (8, 0):
         print(f"compute capability {major}.{minor}: no TF32 here, so TF32 and float32 should match.")
@@ -190,24 +196,26 @@ else:
     n = 256 if QUICK else 1024
     print("Tensor-core throughput is GPU-only; this machine has no CUDA GPU. Measured instead, honestly:")
     print("the CPU's own float32 and bfloat16 matmul (a CPU without bf16 instructions is *slower* in bf16).")
-    results["CPU float32"] = matmul_tflops(n, torch.float32, DEVICE, 5)
-    results["CPU bfloat16"] = matmul_tflops(n, torch.bfloat16, DEVICE, 5)
+    results = in_rounds({"CPU float32": matmul_tflops(n, torch.float32, DEVICE, 5),
+                         "CPU bfloat16": matmul_tflops(n, torch.bfloat16, DEVICE, 5)})
 unit, factor = ("TFLOPS", 1) if DEVICE.type == "cuda" else ("GFLOPS", 1e3)
-for name, tflops in results.items():
-    print(f"{name:<14} {tflops * factor:8.2f} {unit}   (n = {n})")
+for name, rounds in results.items():
+    print(f"{name:<14} {median(rounds) * factor:8.2f} {unit}   (n = {n}; median of {len(rounds)} rounds, "
+          f"{min(rounds) * factor:.2f} to {max(rounds) * factor:.2f})")
 if DEVICE.type == "cuda":
-    matmul_speedup = results["float16"] / results["float32"]    # section 7 reads the training step against it
+    matmul_speedup = Ratio.between(results["float16"], results["float32"])   # section 8 reads the step against it
     print(read_matmul_speedup(matmul_speedup, "float16", "cuda"))
-    print(f"RESULT matmul_tflops_fp32 = {results['float32']:.2f} TFLOPS")
-    print(f"RESULT matmul_tflops_tf32 = {results['TF32']:.2f} TFLOPS")
-    print(f"RESULT matmul_tflops_fp16 = {results['float16']:.2f} TFLOPS")
+    print(f"RESULT matmul_tflops_fp32 = {median(results['float32']):.2f} TFLOPS")
+    print(f"RESULT matmul_tflops_tf32 = {median(results['TF32']):.2f} TFLOPS")
+    print(f"RESULT matmul_tflops_fp16 = {median(results['float16']):.2f} TFLOPS")
 else:
-    matmul_speedup = results["CPU bfloat16"] / results["CPU float32"]
+    matmul_speedup = Ratio.between(results["CPU bfloat16"], results["CPU float32"])
     print(read_matmul_speedup(matmul_speedup, "bfloat16", "cpu"))
 
 fig, ax = plt.subplots(figsize=(6, 2.6))
-ax.barh(list(results), [v * factor for v in results.values()], color="tab:purple")
-ax.set(xlabel=f"{unit} (measured)", title=f"{n}x{n} matmul on {DEVICE.type}")
+ax.barh(list(results), [median(v) * factor for v in results.values()], color="tab:purple")
+ax.set(xlabel=f"{unit} (measured, median of {len(next(iter(results.values())))} rounds)",
+       title=f"{n}x{n} matmul on {DEVICE.type}")
 fig.tight_layout()
 plt.show()
 
@@ -1338,7 +1346,8 @@ from torch.utils.data import DataLoader
 from tqdm.auto import tqdm
 from gpucourse.data import fashion_mnist, float_dataset
 from gpucourse.model import make_adamw_cosine
-from gpucourse.readings import read_autocast_step, read_speedup
+from gpucourse.readings import Ratio, in_rounds, median, read_autocast_step, read_speedup
+from gpucourse.throughput import bound_of, read_bound
 from gpucourse.timing import synchronize
 
 train_set = float_dataset(fashion_mnist(train=True), limit=2_000 if QUICK else None)
@@ -1371,15 +1380,18 @@ def run(use_amp):
     with torch.no_grad():
         for xb, yb in DataLoader(test_set, batch_size=1000):
             correct += (model(xb.to(DEVICE)).argmax(1) == yb.to(DEVICE)).sum().item()
-    return correct / len(test_set), epoch_s[-1]   # the last epoch: the first one also pays one-off costs
+    return correct / len(test_set), epoch_s
 
 if needs("amp_forward"):
     runs = {"float32": run(False), f"autocast {short(AMP_DTYPE)}": run(True)}
     for name, (acc, seconds) in runs.items():
-        print(f"{name:<18} test accuracy {acc:.1%}, last epoch {seconds:.2f} s (data loading included)")
+        print(f"{name:<18} test accuracy {acc:.1%}, epochs of " + ", ".join(f"{s:.2f}" for s in seconds)
+              + " s (data loading included)")
     if epochs > 1:
-        epoch_speedup = runs["float32"][1] / runs[f"autocast {short(AMP_DTYPE)}"][1]
-        print(read_speedup(epoch_speedup, "Autocast on a whole epoch"), "Section 8 times the training step alone.")
+        # the epochs after the first, paired: each is one round of the comparison (the first pays one-off costs)
+        epoch_speedup = Ratio.between(runs["float32"][1][1:], runs[f"autocast {short(AMP_DTYPE)}"][1][1:])
+        print(read_speedup(epoch_speedup, "Autocast on a whole epoch after the first"),
+              "Section 8 times the training step alone.")
     else:
         print("One epoch each (quick mode): it includes one-off costs, so the times are not compared here.")
 
@@ -1389,11 +1401,13 @@ if needs("amp_forward"):
 # Section 4 timed matrix multiplies alone. A training step is more: the forward and backward passes (one matmul per
 # layer forward and two backward, the ReLU, the loss), the optimizer's update of every parameter, and, under autocast,
 # the casts of the weights and the inputs. On a GPU each of those is a kernel the host has to launch. The cell times
-# one whole step (warmed up, synchronized, the median of several) in float32 and under autocast, on data already on
-# the device, for two configurations: the MLP of section 7 at its batch of 256, and a much wider one at a large batch,
-# where the matmuls are most of the work. Each line says what its figure means on this machine. (A float16 run on a
-# GPU would also want notebook 05's GradScaler, which adds a little work of its own; it is left out here to time
-# autocast alone.)
+# one whole step (warmed up, synchronized, the median of several, in three rounds) in float32 and under autocast, on
+# data already on the device, for two configurations: the MLP of section 7 at its batch of 256, and a much wider one at
+# a large batch, meant to make the matmuls most of the work. It also times the float32 step at half the batch: a step
+# that takes about as long for half the work is held back by a fixed cost per step (host-bound), one that takes about
+# half as long by its arithmetic (compute-bound); notebook 08 explains the test. Each line says what its figures mean
+# on this machine. (A float16 run on a GPU would also want notebook 05's GradScaler, which adds a little work of its
+# own; it is left out here to time autocast alone.)
 
 # %% id="s8-step"
 def train_step(model, xb, yb, use_amp):
@@ -1417,23 +1431,32 @@ step_speedup = {}
 for name, (hidden, batch) in configs.items():
     xb = torch.randn(batch, 1, 28, 28, device=DEVICE)
     yb = torch.randint(0, 10, (batch,), device=DEVICE)
-    ms = {amp: median_ms(train_step(make_mlp(hidden=hidden).to(DEVICE), xb, yb, amp), DEVICE, warmup=2,
-                         repeats=repeats) for amp in (False, True)}
-    step_speedup[name] = ms[False] / ms[True]
-    print(f"{name}: float32 {ms[False]:.3f} ms, autocast {short(AMP_DTYPE)} {ms[True]:.3f} ms per step "
-          f"({step_speedup[name]:.2f}x)")
-    print(" ", read_autocast_step(step_speedup[name], matmul_speedup, name, AMP_DEVICE))
-small, wide = step_speedup.values()
+    steps = {"float32": train_step(make_mlp(hidden=hidden).to(DEVICE), xb, yb, False),
+             "autocast": train_step(make_mlp(hidden=hidden).to(DEVICE), xb, yb, True),
+             # half the batch, in float32: what limits the step (notebook 08's section 4 explains the test)
+             "half": train_step(make_mlp(hidden=hidden).to(DEVICE), xb[:batch // 2], yb[:batch // 2], False)}
+    ms = in_rounds({kind: lambda step=step: median_ms(step, DEVICE, warmup=2, repeats=repeats)
+                    for kind, step in steps.items()})
+    step_speedup[name] = Ratio.between(ms["float32"], ms["autocast"])
+    time_ratio = Ratio.between(ms["float32"], ms["half"])   # per round: the full batch's time / half the batch's
+    print(f"{name}: float32 {median(ms['float32']):.3f} ms, autocast {short(AMP_DTYPE)} "
+          f"{median(ms['autocast']):.3f} ms per step ({step_speedup[name].value:.2f}x); half the batch in float32 "
+          f"{median(ms['half']):.3f} ms")
+    print("  So the step is", read_bound(2, time_ratio))
+    print(" ", read_autocast_step(step_speedup[name], matmul_speedup, name, AMP_DEVICE, bound_of(2, time_ratio)))
+small, wide = (ratio.value for ratio in step_speedup.values())
 print(f"RESULT autocast_speedup = {small:.2f} x")
 print(f"RESULT autocast_speedup_wide = {wide:.2f} x")
 
 # %% [markdown] id="s8-read"
 # On a GPU, what decides it is how much arithmetic each kernel launch carries. A small step is a few dozen kernels of a
-# few microseconds each; the host launching them is the bottleneck (the step is *host-bound*), so faster arithmetic
-# changes nothing, and autocast's extra casts can make the step, and the epochs of section 7, slower. At a large enough
-# batch and width the matmuls dominate, and the tensor cores' 16-bit speed of section 4 starts to show. A CPU has no
-# queue to fall behind: autocast pays where the CPU does 16-bit arithmetic faster (section 4 says whether yours does)
-# and the casts and the rest of the step do not eat the gain. Notebook 08 measures this on whole training runs.
+# few microseconds each; where the host launching them is the bottleneck (the step is *host-bound*, as the half-batch
+# timing shows), faster arithmetic changes nothing, and autocast's extra casts can make the step, and the epochs of
+# section 7, slower. At a large enough batch and width the matmuls dominate, and the tensor cores' 16-bit speed of
+# section 4 starts to show. A CPU has no queue to fall behind, but a small step there too can be held back by a fixed
+# cost per step (Python, PyTorch's dispatch): autocast pays where the CPU does 16-bit arithmetic faster (section 4 says
+# whether yours does) and the casts and the rest of the step do not eat the gain. Notebook 08 measures this on whole
+# training runs.
 
 # %% [markdown] id="summary"
 # ## Summary

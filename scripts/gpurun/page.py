@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 from pathlib import Path
 
 from scripts.gpurun import figures, grading
@@ -22,6 +23,55 @@ MACHINE_ROWS = (("GPU", "gpu"), ("compute capability", "capability"), ("GPU memo
                 ("bubblewrap (the grading sandbox)", "bwrap"), ("date", "date"))
 NOT_RECORDED = "(not recorded by this run)"
 ABSENT = "Not part of this run."
+
+#: Keys whose meaning changed in the sources after a run could have measured them: key -> (the commit that changed
+#: it, what the key measured before, what it measures since). A page of a run older than that commit says so beside
+#: the figure, so that nobody compares it with a notebook of today as if it were the same measurement.
+CHANGED = {
+    "h2d_pageable_gbps": ("8914269", "the copy of 256 MiB, the curve's last point", "the curve's plateau (its best "
+                          "point)"),
+    "h2d_pinned_gbps": ("8914269", "the copy of 256 MiB, the curve's last point", "the curve's plateau (its best "
+                        "point)"),
+    "matmul_events_ms": ("8914269", "one 2048x2048 matmul", "section 1's ten 4096x4096 matmuls"),
+    "eps_gpu_amp": ("b696ee3", "float16 with a GradScaler on every GPU", "bfloat16 without a scaler from compute "
+                    "capability 8.0 on (float16 with a GradScaler below it)"),
+    "eps_gpu_compiled": ("b696ee3", "compiled + float16 with a GradScaler", "compiled + the mixed precision of "
+                         "`eps_gpu_amp`"),
+    "final_eps": ("b696ee3", "examples per second over all the final run's epochs", "examples per second after the "
+                  "first epoch (all epochs: `final_eps_all_epochs`)"),
+}
+
+#: Why a run's grading came out as it did, where the run's record cannot say it but the run's own folder does (its
+#: README.md, which ``run_from_dir`` checks for the sentence quoted first), keyed by the commit the run measured.
+GRADING_CAUSES = {
+    "a5da55f": ("The same layout reproduces it on a CPU",
+                "Cause, from the run's README.md: the way that machine's Python was installed, not CUDA. The course's "
+                "packages were in a venv made with `--system-site-packages` over the image's torch; the same layout "
+                "gives the same wrong scores on a CPU (the correct sample of 01: 4/10, `review`), and kills the "
+                "kernel under bubblewrap. Fixed since by ea90416 (the same grade on any Python layout, with or "
+                "without the sandbox; docs/grading.md). Whether CUDA itself changes a score is not yet measured."),
+}
+
+
+def predates(commit: str | None, change: str) -> bool | None:
+    """Whether ``commit`` (a run's) is older than ``change``: True, False, or None where this clone cannot tell."""
+    if not commit:
+        return None
+    done = subprocess.run(["git", "-C", str(REPO), "merge-base", "--is-ancestor", change, commit],
+                          capture_output=True, text=True)
+    return {0: False, 1: True}.get(done.returncode)
+
+
+def changed_since(run: dict, key: str) -> str:
+    """The note a figure gets when its key measures something else in today's sources, else ""."""
+    if key not in CHANGED:
+        return ""
+    change, then, now = CHANGED[key]
+    older = predates(run.get("commit"), change)
+    if older is False:
+        return ""
+    when = "" if older else f" (if this run predates {change})"
+    return f"then: {then}; since {change}{when}, the key measures {now}"
 
 
 def fmt(value) -> str:
@@ -97,7 +147,11 @@ def figures_section(run: dict) -> list[str]:
               else "Expected: every `RESULT key = ...` line in the notebooks' sources (sources/*.py)")
              + ". \"printed text\": a figure the notebook printed in readable form only, before it printed "
              "RESULT lines.", "",
-             "| notebook | figure | key | value | read from |", "|---|---|---|---|---|"]
+             f"Every figure here was measured at commit {run.get('commit') or 'unknown'}; the last column says "
+             "where the sources have since changed what its key measures.", "",
+             "| notebook | figure | key | value | read from | measured at | since then |",
+             "|---|---|---|---|---|---|---|"]
+    at = f"`{run.get('commit') or 'unknown'}`"
     expected = [figures.Expected(**e) for e in run.get("expected", [])]
     for name in dict.fromkeys([e.notebook for e in expected] + list(by_nb)):
         got = by_nb.get(name, {}).get("figures", {})
@@ -108,21 +162,23 @@ def figures_section(run: dict) -> list[str]:
             keys = [k for k in got if item.matches(k)]
             for key in keys:
                 value, how = left.pop(key, got[key])
-                lines.append(f"| `{name}` | {item.what} | `{key}` | {value} | {how} |")
+                lines.append(f"| `{name}` | {item.what} | `{key}` | {value} | {how} | {at} | "
+                             f"{changed_since(run, key)} |")
             if not keys:
-                lines.append(f"| `{name}` | {item.what} | `{item.key}` | {missing_value(name, by_nb)} | |")
+                lines.append(f"| `{name}` | {item.what} | `{item.key}` | {missing_value(name, by_nb)} | | | |")
         runtime = [e for e in mine if e.made_at_run_time]
         what = ("printed by " + ", ".join(f"`RESULT {e.key}`" for e in runtime)) if runtime else "(not expected)"
         for key, (value, how) in left.items():
-            lines.append(f"| `{name}` | {what} | `{key}` | {value} | {how} |")
+            lines.append(f"| `{name}` | {what} | `{key}` | {value} | {how} | {at} | {changed_since(run, key)} |")
         if runtime and not left:
             for item in runtime:
-                lines.append(f"| `{name}` | {item.what} | `{item.key}` | {missing_value(name, by_nb)} | |")
+                lines.append(f"| `{name}` | {item.what} | `{item.key}` | {missing_value(name, by_nb)} | | | |")
     return lines
 
 
 def direct_section(run: dict) -> list[str]:
-    lines = ["", "## Direct measurements (this script, independent of the notebooks)", ""]
+    lines = ["", f"## Direct measurements (this script at commit {run.get('commit') or 'unknown'}, independent of the "
+             "notebooks)", ""]
     d = run.get("direct")
     if not d:
         return lines + [stage_note(run, ("direct",), ABSENT)]
@@ -150,7 +206,8 @@ def tests_section(run: dict) -> list[str]:
     tests = run.get("tests")
     if tests is None:
         return lines + [stage_note(run, ("cuda_tests",), ABSENT)]
-    lines.append(f"`pytest -m cuda`: {tests['summary']} ({tests['seconds']:.0f} s).")
+    source = f" Recorded in {tests['source']}." if tests.get("source") else ""
+    lines.append(f"`pytest -m cuda`: {tests['summary']} ({tests['seconds']:.0f} s).{source}")
     if tests["returncode"] != 0:
         lines += ["", "```", tests["tail"], "```"]
     return lines
@@ -163,7 +220,8 @@ def grading_section(run: dict) -> list[str]:
         return lines + [stage_note(run, ("grading",), ABSENT)]
     how = f"`{g['command']}`, {g['seconds']:.0f} s; " if g.get("command") else ""
     devices = ", ".join(f"{k}: {v}" for k, v in sorted(g.get("devices", {}).items())) or NOT_RECORDED
-    lines += [f"**{g['verdict']}**", "",
+    cause = [g["cause"], ""] if g.get("cause") else []
+    lines += [f"**{g['verdict']}**", "", *cause,
               f"{how}rows read from {g['source']}. \"CPU expects\" is what `python -m graders samples --check` "
               "holds a CPU grading to (at the commit that wrote this page). The device the grading kernels "
               f"reported, in the graded notebooks the run kept: {devices}.", ""]
@@ -214,10 +272,20 @@ def run_from_dir(folder: Path, names: list[str], commit: str | None = None) -> d
                         if (folder / "executed" / f"{nb['name']}.ipynb").exists()
                         else {"figures": {k: (v, "RESULT line") for k, v in nb.get("results", {}).items()}, **nb}
                         for nb in run.get("notebooks", [])]
+    notes = readme.read_text(encoding="utf-8") if readme.exists() else ""
+    tests = re.search(r"`pytest -m cuda`: ([^`\n]+?) in (\d+) s", notes)
+    if run.get("tests") is None and tests:   # run beside gpu_run.py, so only the run's README records it
+        failed = re.search(r"\b(failed|error)", tests.group(1)) is not None
+        run["tests"] = {"summary": tests.group(1), "seconds": float(tests.group(2)), "returncode": int(failed),
+                        "tail": "(the README records only this line)",
+                        "source": "the run's README.md (run beside gpu_run.py, not by it)"}
     if not run.get("grading") and (folder / "grade.log").exists():
         rows = grading.rows_from_progress((folder / "grade.log").read_text(encoding="utf-8"))
         table = grading.compare_rows(rows, names)
         run["grading"] = {"table": table, "verdict": grading.verdict(table),
                           "source": "the run's grade.log (autograde's progress lines)",
                           "devices": grading.devices_seen(folder.glob("graded*/*.ipynb"))}
+    quoted, cause = GRADING_CAUSES.get((run["commit"] or "")[:7], ("", ""))
+    if run.get("grading") and quoted and quoted in notes:
+        run["grading"]["cause"] = cause
     return run

@@ -131,7 +131,8 @@ def test_utilization_of_both_models_reads_as_waiting_for_the_host():
     """11 % and 18 %: both waited for the host; the "fix" of section 5 had not made the wide model busy."""
     for key in ("util_small_pct", "util_wide_pct"):
         sentence = read_utilization(H[key])
-        assert sentence.startswith(f"busy only {H[key]:.0f} %") and "waited for the host" in sentence
+        assert sentence.startswith(f"busy only {H[key]:.0f} %") and "no kernel ran" in sentence
+        assert "waiting for the host" in sentence and "with the data already on the device" in sentence
     assert "keeps it fed" in read_utilization(97.0)
     assert "no reading" in read_utilization(None)
 

@@ -14,6 +14,7 @@ import pytest
 
 from graders.paths import REPO, notebook_names
 from scripts.gpurun import figures, plan
+from scripts.gpurun import page as page_module
 from scripts.gpurun.page import page, run_from_dir
 
 H200 = REPO.parent / "shared" / "gpu-runs" / "2026-12-04-h200"
@@ -75,7 +76,8 @@ def printed(name: str) -> str:
 
 @needs_h200
 def test_the_h200_page_holds_every_figure_its_notebooks_printed(h200_page):
-    rows = re.findall(r"^\| `(\d\d_\w+)` \| [^|]* \| `([^`]+)` \| ([^|]+) \|\s*([^|]*?)\s*\|$", h200_page, re.M)
+    rows = re.findall(r"^\| `(\d\d_\w+)` \| [^|]* \| `([^`]+)` \| ([^|]+) \|\s*([^|]*?)\s*\|[^|]*\|[^|]*\|$", h200_page,
+                      re.M)
     listed = {(nb, key) for nb, key, _, _ in rows}
     run = json.loads((H200 / "gpu-results.json").read_text())
     their_page = (H200 / "gpu-results.md").read_text()
@@ -99,6 +101,38 @@ def test_the_h200_page_holds_every_figure_its_notebooks_printed(h200_page):
                   run["machine"]["date"][:10]):
         assert label in h200_page
     assert re.search(r"commit \*\*([0-9a-f]{7,})\*\*", h200_page).group(1) in (H200 / "README.md").read_text()
+
+
+@needs_h200
+def test_the_h200_page_says_what_it_measured_and_where_a_key_means_something_else_now(h200_page):
+    """Issue 41: each figure carries the commit that measured it; a key whose meaning changed since says so beside the
+    figure; the cuda tests' result and the grading verdict's cause come from the run's own README."""
+    rows = {}
+    for line in h200_page.splitlines():
+        found = re.match(r"\| `\d\d_\w+` \| [^|]* \| `([^`]+)` \| (?!\(not printed)", line)
+        if found:
+            rows[found.group(1)] = line
+    assert rows and all("| `a5da55f` |" in line for line in rows.values())
+    for key, then in (("final_eps", "over all the final run's epochs"), ("eps_gpu_amp", "float16 with a GradScaler"),
+                      ("matmul_events_ms", "one 2048x2048 matmul"), ("h2d_pageable_gbps", "256 MiB"),
+                      ("h2d_pinned_gbps", "256 MiB"), ("eps_gpu_compiled", "float16")):
+        assert "then: " in rows[key] and then in rows[key] and "the key measures" in rows[key], key
+    for key in ("matmul_naive_ms", "matmul_tflops_fp16", "final_test_accuracy", "eps_cpu"):
+        assert rows[key].endswith("| `a5da55f` |  |"), key
+    assert "Direct measurements (this script at commit a5da55f" in h200_page
+    assert "Not part of this run" not in h200_page
+    assert "`pytest -m cuda`: 14 passed (22 s). Recorded in the run's README.md" in h200_page
+    assert "14 passed in 22 s" in (H200 / "README.md").read_text()
+    assert "Cause, from the run's README.md: the way that machine's Python was installed, not CUDA" in h200_page
+
+
+def test_a_run_at_or_after_a_change_gets_no_note_and_one_this_clone_cannot_place_a_conditional_one():
+    assert page_module.changed_since({"commit": "a5da55f"}, "final_eps").startswith("then: examples per second over")
+    assert page_module.changed_since({"commit": "b696ee3"}, "final_eps") == ""       # the change itself
+    assert page_module.changed_since({"commit": "a5da55f"}, "eps_cpu") == ""          # never changed
+    unknown = page_module.changed_since({"commit": "abc1234"}, "final_eps")
+    assert "(if this run predates b696ee3)" in unknown
+    assert "(if this run predates 8914269)" in page(half_run())          # its h2d_pinned_gbps, commit unknown
 
 
 @needs_h200
