@@ -17,6 +17,14 @@ def add_arguments(p):
                         "misreading)")
     p.add_argument("--timeout", type=int, help="seconds one cell may run before it is interrupted "
                                                "(default: the grader's GRADER_CELL_TIMEOUT_S)")
+    p.add_argument("--mutate", action="store_true",
+                   help="instead of the fixtures, judge mutants of each reference answer (one AST change each; "
+                        "docs/mutants.md): per notebook the share the hidden tests alone and the visible checks "
+                        "catch, and every survivor; exit 1 if a mutant not recorded as equivalent in "
+                        "tests/data/equivalent_mutants.toml passes the hidden tests")
+    p.add_argument("--max-per-cell", type=int, metavar="N",
+                   help="with --mutate: judge at most N mutants of each answer cell, spread over the operators "
+                        "(default: 40; 0: all)")
 
 
 def resolve(names: list[str]) -> list[str]:
@@ -80,6 +88,11 @@ def run(args) -> int:
     if args.exercise:
         names = with_exercise(names, args.exercise)
     names = names or notebook_names()  # none named: every notebook
+    if args.mutate:
+        if args.answers is not None or args.record:
+            raise SystemExit("judge: --mutate judges generated mutants (no --answers, no --record)")
+        return run_mutate(names, args.exercise, args.max_per_cell, args.timeout, limits,
+                          quiet=getattr(args, "global_quiet", False))
     if args.answers is not None:
         if args.exercise or args.record:
             raise SystemExit("judge: --answers judges whole notebooks' answer files (no --exercise, no --record)")
@@ -149,3 +162,43 @@ def run_answers(folder: str, names: list[str], timeout: int | None, limits) -> i
         print(t.row())
     print(f"judge --answers: {len(outcomes)} answers, {len(problems)} problems, {time.monotonic() - start:.0f} s")
     return 1 if problems else 0
+
+
+def run_mutate(names: list[str], exercise: str | None, cap: int | None, timeout: int | None, limits,
+               quiet: bool = False) -> int:
+    """``judge --mutate``: the sampled mutants of each notebook's answers, one kernel per notebook."""
+    import sys
+    import time
+
+    from tqdm import tqdm
+
+    from graders.qa import mutants
+
+    cap = mutants.MAX_PER_CELL if cap is None else (cap or None)
+    equivalents, start = mutants.read_equivalents(), time.monotonic()
+    every = {name: mutants.notebook_mutants(name, exercise) for name in names}
+    chosen = {name: [m for cell in cells.values() for m in mutants.sample(cell, cap)] for name, cells in every.items()}
+    outcomes, problems, tallies = [], [], []
+    with tqdm(total=sum(map(len, chosen.values())), file=sys.stderr, unit="mutant", disable=quiet) as bar:
+        for name in names:
+            bar.set_description(name)
+            mine, broken = mutants.judge_mutants(name, chosen[name], equivalents, timeout, limits, bar.update)
+            generated = sum(map(len, every[name].values()))
+            tqdm.write(f"{name}: {len(mine)} of its {generated} mutants judged", file=sys.stdout)
+            for o in mine:
+                if o.mark != "ok":
+                    print(o.line(), flush=True)
+            outcomes += mine
+            problems += broken
+            tallies.append(mutants.Tally.of(name, generated, mine))
+    missed = [o for o in outcomes if o.mark in ("SURVIVES", "HIDDEN-MISS", "stale")]
+    if problems:
+        print("the reference does not keep full marks (the figures below mean nothing):\n  " + "\n  ".join(problems))
+    if len(tallies) > 1:
+        tallies.append(mutants.Tally.of("in all", sum(t.generated for t in tallies), outcomes))
+    print(mutants.Tally.header())
+    print("\n".join(t.row() for t in tallies))
+    print(f"judge --mutate: {len(outcomes)} mutants judged, {tallies[-1].generated - len(outcomes)} skipped by the cap "
+          f"({cap or 'none'} per answer cell); {len(missed)} pass the hidden tests or are recorded as equivalent "
+          f"wrongly; {time.monotonic() - start:.0f} s")
+    return 1 if missed or problems else 0

@@ -20,6 +20,7 @@ import ast
 import hashlib
 import json
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from graders import alternatives, mistakes, nbtools
@@ -37,7 +38,7 @@ SCORES = REPO / "tests" / "data" / "fixture_scores"
 
 @dataclass(frozen=True)
 class Fixture:
-    kind: str                 # "mistake" or "alternative"
+    kind: str                 # "mistake", "alternative" or "mutant" (graders.qa.mutants: judged as a mistake)
     answer: FixtureAnswer     # a Mistake or an Alternative (which loses nothing)
 
     @property
@@ -48,7 +49,7 @@ class Fixture:
 @dataclass
 class Verdict:
     notebook: str
-    kind: str                       # "reference", "mistake" or "alternative"
+    kind: str                       # "reference", "mistake", "alternative" or "mutant"
     key: str
     cell: str | None                # the answer cell it replaces (None: the reference)
     expected: frozenset[str]        # test cells it must fail
@@ -182,11 +183,12 @@ def _verdict(name, kind, key, cell, expected, errors, points, **seen) -> Verdict
 
 
 def judge_notebook(name: str, exercise: str | None = None, timeout: int | None = None,
-                   fixtures: list[Fixture] | None = None, limits: Limits | None = None) -> list[Verdict]:
+                   fixtures: list[Fixture] | None = None, limits: Limits | None = None,
+                   progress: Callable[[], object] | None = None) -> list[Verdict]:
     """The reference's verdict, one per fixture (only ``exercise``'s, where given), and the
     reference's again at the end: a fixture that leaks state into later ones shows there.
     ``timeout``: seconds one test cell (or answer cell) may run before it is interrupted and fails
-    (default: the grader's per-cell limit, from ``limits``)."""
+    (default: the grader's per-cell limit, from ``limits``). ``progress``: called once a fixture is judged."""
     nb = solution_notebook(name)
     tests = {nbtools.grade_id(c): c.source for c in nb.cells if nbtools.is_test_cell(c)}
     points = nbtools.test_points(nb)
@@ -209,13 +211,15 @@ def judge_notebook(name: str, exercise: str | None = None, timeout: int | None =
             reached = {t: s for t, s in tests.items() if reach.can_change(s, names)}
             errors = {t: e for t, e in first.items() if t in tests and t not in reached}
             visible = ({t: nbtools.strip_hidden(tests[t]) for t in sorted(own[f.answer.cell] | set(f.answer.loses))
-                        if t in tests} if f.kind == "mistake" else {})
+                        if t in tests} if f.kind != "alternative" else {})  # a mistake's or a mutant's
             hidden = {t: h for t in visible if (h := hidden_part(tests[t]))}
             failed, seen, caught = _judge_case(kernel, {f.answer.cell: f.answer.code}, reached, visible, hidden)
             errors.update(failed)
             verdicts.append(_verdict(name, f.kind, f.answer.key, f.answer.cell, f.answer.loses, errors, points,
                                      visible=seen, own=own[f.answer.cell], hidden_only=f.answer.hidden_only,
                                      hidden=caught))
+            if progress is not None:
+                progress()
         verdicts.append(_verdict(name, "reference", "reference-again", None, (),
                                  _judge_case(kernel, {}, tests)[0], points))
     return verdicts
