@@ -19,6 +19,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from graders import nbtools
 from graders.errors import InputError
 from graders.mistakes import Mistake
 from graders.paths import REPO
@@ -90,7 +91,7 @@ def change(reference: str, mutant: str, width: int = 90, context: int = 24) -> s
 def mutants_of(notebook: str, cell: str, code: str) -> list[Mutant]:
     """Every mutant of one reference answer: one change each, none the same code as another (the first operator's
     name kept) or as the reference, none that does not compile; in operator order, then site order."""
-    reference = ast.unparse(ast.parse(code))
+    reference = ast.unparse(nbtools.parse_python(code))
     seen, found = {reference}, []
     for operator, mutated in mutate(code):
         if mutated in seen:

@@ -18,6 +18,8 @@ import copy
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from graders import nbtools
+
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 #: fields whose nodes are never changed: the contract's signature and the decoration around the code
@@ -290,7 +292,7 @@ def _replace(tree: ast.Module, position: int, replacement) -> str:
 def mutate(code: str, operators: dict[str, Callable[[Site], Iterator]] | None = None) -> Iterator[tuple[str, str]]:
     """``(operator, mutated code)`` for each single change the operators make to ``code``, operator by operator,
     each in site order; the code as :func:`ast.unparse` writes it (comments and layout are not kept)."""
-    tree = ast.parse(code)
+    tree = nbtools.parse_python(code)
     found = sites(tree)
     for name, operator in (operators or OPERATORS).items():
         for position, site in enumerate(found):
