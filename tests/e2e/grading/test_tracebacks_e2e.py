@@ -42,15 +42,15 @@ EXERCISES = [
      'with Check("double") as check:\n    check.equal(double(2), 4, "double(2) is 4.")\n',
      'with requirement("double works for negative numbers too"):\n'
      '    _got = double(-3)\n    assert _got == -6, f"double(-3) gave {_got}"\n'),
-    ("throughput",
-     "def throughput(batches, warmup):\n    if warmup >= len(batches):\n"
+    ("timed_batches",
+     "def timed_batches(batches, warmup):\n    if warmup >= len(batches):\n"
      "        raise ValueError('warmup must be less than the number of batches')\n"
      "    return len(batches) - warmup\n",
-     "def throughput(batches, warmup):\n    for i, _ in enumerate(batches):\n        if i == warmup:\n"
+     "def timed_batches(batches, warmup):\n    for i, _ in enumerate(batches):\n        if i == warmup:\n"
      "            start = i\n    return len(batches) - start\n",
-     'with Check("throughput") as check:\n    check.equal(throughput([1, 2, 3], 1), 2, "3 batches, 1 warm-up.")\n',
-     'with requirement("throughput raises ValueError when warmup >= len(batches)"):\n'
-     '    try:\n        throughput([1, 2], 5)\n    except ValueError:\n        pass\n'
+     'with Check("timed_batches") as check:\n    check.equal(timed_batches([1, 2, 3], 1), 2, "3 batches, 1 warm-up.")\n',
+     'with requirement("timed_batches raises ValueError when warmup >= len(batches)"):\n'
+     '    try:\n        timed_batches([1, 2], 5)\n    except ValueError:\n        pass\n'
      '    else:\n        raise AssertionError("no ValueError")\n'),
     ("negate", "def negate(x):\n    return -x\n", "def negate(x):\n    return -abs(x)\n",
      'with Check("negate") as check:\n    check.equal(negate(2), -2, "negate(2) is -2.")\n',
@@ -130,9 +130,9 @@ def test_a_failing_check_shows_its_fail_line_only_and_nbgrader_scores_it_zero(gr
         text, errors = outputs(nb, test)
         assert [e["traceback"] for e in errors] == [[line]], f"{test}: the error output is its one line"
         assert "[FAIL]" not in text and "[TODO]" not in text, f"{test}: the hint is not printed twice"
-    _, errors = outputs(nb, "test_throughput")  # a hidden failure names its requirement, not UnboundLocalError
+    _, errors = outputs(nb, "test_timed_batches")  # a hidden failure names its requirement, not UnboundLocalError
     assert errors[0]["ename"] == "RequirementFailed"
-    assert errors[0]["evalue"].startswith("throughput raises ValueError when warmup >= len(batches) (your code "
+    assert errors[0]["evalue"].startswith("timed_batches raises ValueError when warmup >= len(batches) (your code "
                                           "raised UnboundLocalError")
     assert outputs(nb, "test_square") == ("[PASS] square: the visible checks pass. The autograder checks more "
                                           "cases (fresh inputs, edge cases) when you hand in.\n", [])
@@ -148,7 +148,7 @@ def test_feedback_says_more_was_checked_under_a_visible_pass(graded, tmp_path):
     plain = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", page)))
     more = feedback.MORE_CHECKED.strip()
     for found in ["double works for negative numbers too (double(-3) gave -3)",
-                  "throughput raises ValueError when warmup >= len(batches) (your code raised UnboundLocalError",
+                  "timed_batches raises ValueError when warmup >= len(batches) (your code raised UnboundLocalError",
                   "AssertionError: negate(-2) is 2"]:
         assert f"{more} {found}" in plain, found
     # once per hidden failure under a [PASS]; never under a visible check's own [FAIL]
