@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gpucourse.handin import as_notebook, normalized, source_of
+from gpucourse.handin_cells import as_notebook, normalized, source_of
 
 #: How many of the latest cells run in this kernel must be in the file for it to count as saved.
 RECENT = 2

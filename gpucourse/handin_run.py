@@ -15,7 +15,7 @@ import re
 import tempfile
 from dataclasses import dataclass, field
 
-from gpucourse.handin import HANDIN_ID, NESTED_ENV, grade_id, kind, source_of
+from gpucourse.handin_cells import HANDIN_ID, NESTED_ENV, grade_id, kind, source_of
 
 TAG = re.compile(r"^\[(PASS|FAIL|TODO)\]\s*([^:\s]*)")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")

@@ -14,7 +14,7 @@ import copy
 import pprint
 from pathlib import Path
 
-from gpucourse import handin as check
+from gpucourse import handin_cells as check
 from graders import authoring, nbtools
 from graders.authoring.signatures import released_cell
 from graders.paths import SOLUTIONS, notebook_names
