@@ -136,6 +136,9 @@ def test_validate_one_block_per_file_and_the_exit_status(tmp_path, capsys):
     assert out.strip().splitlines()[-1] == ("READY to hand in as `03_async_timing.ipynb` (this file is `Copy of "
                                             "03_async_timing.ipynb`): upload it where your instructor asked.")
     assert main(["validate", str(ready), str(SAMPLES / "untouched" / "03_async_timing.ipynb")]) == 1
+    blocks = capsys.readouterr().out.strip().split("\n\n")
+    assert len(blocks) == 2
+    assert blocks[1].splitlines()[-1].startswith("NOT READY: exercise `synchronize` is still to do")
     assert main(["validate", str(ready), str(tmp_path / "notes.txt")]) == 2
     blocks = capsys.readouterr().out.strip().split("\n\n")
-    assert len(blocks) == 4 and blocks[-1].strip() == f"{tmp_path / 'notes.txt'}: not a Jupyter notebook (not JSON)"
+    assert len(blocks) == 2 and blocks[1] == f"{tmp_path / 'notes.txt'}: not a Jupyter notebook (not JSON)"
