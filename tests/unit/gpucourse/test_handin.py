@@ -338,3 +338,11 @@ def test_identify_by_graded_cells_and_refuse_others():
     assert handin.identify(nb, "whatever.ipynb") == "05_gradscaler"
     with pytest.raises(NotCourseNotebook):
         handin.identify({"cells": [], "nbformat": 4}, "notes.ipynb")
+
+
+def test_the_readers_book_has_no_hand_in_check():
+    from graders.authoring.book import reader_copy
+
+    nb = nbtools.read(SOLUTIONS / f"{NAME}.ipynb")
+    assert grade_id(nb.cells[-1]) == HANDIN_ID
+    assert not [c for c in reader_copy(nb).cells if "handin" in c.get("id", "")]
