@@ -142,3 +142,25 @@ def test_validate_one_block_per_file_and_the_exit_status(tmp_path, capsys):
     assert main(["validate", str(ready), str(tmp_path / "notes.txt")]) == 2
     blocks = capsys.readouterr().out.strip().split("\n\n")
     assert len(blocks) == 2 and blocks[1] == f"{tmp_path / 'notes.txt'}: not a Jupyter notebook (not JSON)"
+
+
+def test_the_hand_in_cell_itself_in_a_kernel_started_for_the_file(tmp_path):
+    """As JupyterLab runs it: the notebook's kernel was started for its file (jupyter_server's JPY_SESSION_NAME), the
+    cells ran top to bottom, the last one reads the file, checks it, and ends with the verdict."""
+    import os
+
+    import nbformat
+
+    from graders.kernel_client import notebook_client
+
+    path = tmp_path / "Copy of 02_transfers.ipynb"
+    path.write_text(json.dumps(sample("correct", "02_transfers")), encoding="utf-8")
+    nb = nbformat.read(str(path), as_version=4)
+    env = {k: v for k, v in os.environ.items() if k not in ("NBGRADER_EXECUTION", "GPUCOURSE_HANDIN")}
+    env.update(JPY_SESSION_NAME=str(path), COURSE_QUICK="1", MPLBACKEND="Agg")
+    with notebook_client(nb, tmp_path, timeout=300, kernel_name="python3") as client:
+        client.execute(env=env)
+    said = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.get("name") == "stdout").strip().splitlines()
+    assert said[0].startswith(f"Checking the file {path} as saved at "), said
+    assert said[-1] == ("READY to hand in as `02_transfers.ipynb` (this file is `Copy of 02_transfers.ipynb`): "
+                        "upload it where your instructor asked."), said
