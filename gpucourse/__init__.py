@@ -5,4 +5,4 @@ environment report and the self-check messages exist once, with tests of their o
 Nothing here is needed to *answer* an exercise: the graded functions live in the notebooks.
 """
 
-__version__ = "0.5.0"
+__version__ = "0.6.0"

@@ -99,6 +99,30 @@ def device_cases(meta: bool = True) -> list:
     return [d for name in names for d in (name, torch.device(name))]
 
 
+def spellings(kind: str) -> list:
+    """Every way to name a device of this kind: as a str and as a torch.device, with and without an index."""
+    names = {"cpu": ["cpu", "cpu:0"], "cuda": ["cuda", "cuda:0", "cuda:1"], "mps": ["mps", "mps:0"]}[kind]
+    return [spelt for name in names for spelt in (name, torch.device(name))]
+
+
+def machines_and_devices() -> list[tuple]:
+    """(a machine's accelerator, a device it has): the CPU in every spelling on every machine (none, a CUDA GPU, a
+    Mac), and each accelerator's own devices in every spelling."""
+    return [(machine, device) for machine in (None, "cuda", "mps")
+            for device in spellings("cpu") + (spellings(machine) if machine else [])]
+
+
+#: the modes a caller may call from, by name: user code the function calls must run in the caller's one
+CALLER_MODES = {"torch.enable_grad()": torch.enable_grad, "torch.no_grad()": torch.no_grad,
+                "torch.inference_mode()": torch.inference_mode,
+                "torch.autocast('cpu')": lambda: torch.autocast("cpu", dtype=torch.bfloat16)}
+
+
+def modes_seen() -> tuple[bool, bool, bool]:
+    """(grad mode, inference mode, CPU autocast) as user code sees them now."""
+    return torch.is_grad_enabled(), torch.is_inference_mode_enabled(), torch.is_autocast_enabled("cpu")
+
+
 def tensor_cases(of=ALL_DTYPES, shapes_=COVERING_SHAPES) -> list[torch.Tensor]:
     """One tensor of every dtype in ``of`` and every shape in ``shapes_`` (``()``, zero-size, 2-D), smallest first."""
     return [fill(shape, dtype, seed) for seed, (shape, dtype) in enumerate((s, d) for s in shapes_ for d in of)]

@@ -24,6 +24,7 @@ import contextlib
 import queue
 import threading
 import time
+import timeit
 from unittest import mock
 
 import torch
@@ -368,3 +369,44 @@ class HostWorkload:
         start = time.perf_counter()
         time.sleep(ms / 1e3)
         self.spent_ms.append((time.perf_counter() - start) * 1e3)
+
+
+class VirtualTime:
+    """Time that moves only with the work, for checking a timing function exactly: the simulated GPU (``torch.cuda``
+    inside :meth:`active`) runs what a call queues in known seconds, a call on the CPU takes its seconds at once,
+    synchronize waits for the GPU, and ``time.perf_counter()`` (``perf_counter_ns`` too, and a name in ``namespace``
+    bound to either, as ``from time import perf_counter`` binds it) reads this host's time, in this thread only."""
+
+    def __init__(self):
+        self.host = self.free = 0.0
+
+    def run(self, seconds: float, device) -> None:
+        """A call of ``seconds`` on ``device``: queued on the GPU (a microsecond on the host), or the host's own."""
+        if torch.device(device).type == "cuda":
+            self.free = max(self.free, self.host) + seconds
+            self.host += 1e-6
+        else:
+            self.host += seconds
+
+    def synchronize(self, *args, **kwargs) -> None:  # what simulated_accelerator's synchronize calls
+        self.host = max(self.host, self.free)
+
+    def drain(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    @contextlib.contextmanager
+    def active(self, namespace: dict):
+        thread, real, real_ns = threading.get_ident(), time.perf_counter, time.perf_counter_ns
+        fake = {real: lambda: self.host if threading.get_ident() == thread else real(),
+                real_ns: lambda: round(self.host * 1e9) if threading.get_ident() == thread else real_ns()}
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(simulated_accelerator("cuda", sim=self))
+            for names in (vars(time), vars(timeit), namespace):
+                for name, value in list(names.items()):
+                    if value is real or value is real_ns:
+                        stack.callback(names.__setitem__, name, value)
+                        names[name] = fake[value]
+            yield self

@@ -42,7 +42,8 @@ from graders.paths import COURSE_ID, SOLUTIONS, notebook_names  # noqa: E402
 
 ANSWER_ROOTS = {"docstring": REPO / "tests" / "data" / "docstring_answers",
                 "fresh": REPO / "tests" / "data" / "docstring_answers_fresh",
-                "third": REPO / "tests" / "data" / "docstring_answers_third"}
+                "third": REPO / "tests" / "data" / "docstring_answers_third",
+                "domain": REPO / "tests" / "data" / "docstring_answers_domain"}
 WAYS = {"a": "graders autograde", "b": "graders autograde, GRADER_SANDBOX=0", "c": "plain nbgrader"}
 DEFAULT_OUT = REPO / "graded-correct"
 

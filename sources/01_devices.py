@@ -183,6 +183,31 @@ from gpucourse.checks import Check
 from gpucourse.fakes import fake_accelerators
 from gpucourse.origin import borrowed
 from unittest import mock
+from hypothesis import strategies as st
+
+# the machines a check can fake: CUDA and MPS each reported or not, MPS built into PyTorch but not available, one GPU
+# or several, of the compute capabilities this PyTorch supports
+machines = st.fixed_dictionaries({"cuda": st.booleans(), "mps": st.booleans(), "mps built": st.booleans(),
+                                  "GPUs": st.integers(1, 8),
+                                  "capability": st.sampled_from([(7, 5), (8, 0), (8, 6), (9, 0), (10, 0), (12, 0)])})
+
+
+def machine_cases(gpus=(1, 2)):
+    """Every combination of CUDA, MPS, and MPS built but not available, with each number of GPUs in gpus."""
+    return [{"cuda": cuda, "mps": mps, "mps built": built, "GPUs": n, "capability": (7, 5)}
+            for n in gpus for cuda in (False, True) for mps in (False, True) for built in (False, True)]
+
+
+def picks_as_documented(machine):
+    """On the faked machine, pick_device() is torch.device("cuda"), else torch.device("mps"), else
+    torch.device("cpu"): a torch.device, with no index."""
+    with fake_accelerators(cuda=machine["cuda"], mps=machine["mps"], capability=machine["capability"],
+                           count=machine["GPUs"]), \
+            mock.patch.object(torch.backends.mps, "is_built", lambda: machine["mps"] or machine["mps built"]):
+        device = pick_device()
+    want = "cuda" if machine["cuda"] else "mps" if machine["mps"] else "cpu"
+    return isinstance(device, torch.device) and device == torch.device(want)
+
 
 with Check("pick_device") as check:
     where = borrowed(pick_device, answers=[gpucourse.env.best_device, gpucourse.env.environment_report])
@@ -202,6 +227,10 @@ with Check("pick_device") as check:
     with fake_accelerators(cuda=False, mps=False), mock.patch.object(torch.backends.mps, "is_built", lambda: True):
         check.equal(pick_device(), torch.device("cpu"),
                     "MPS counts only when it is available on this machine, not merely built into PyTorch.")
+    check.forall(machines, picks_as_documented,
+                 'Return torch.device("cuda") if CUDA is available (one GPU or several: no index), else '
+                 'torch.device("mps") if MPS is available, else torch.device("cpu"); CUDA comes before MPS, and a '
+                 "torch.device always, on every machine.", cases=machine_cases())
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -220,6 +249,11 @@ with _requirement("pick_device returns torch.device('cuda'), else torch.device('
         assert isinstance(pick_device(), torch.device) and pick_device().type == "cpu", "the CPU without accelerators"
     with fake_accelerators(cuda=False, mps=False), mock.patch.object(torch.backends.mps, "is_built", lambda: True):
         assert pick_device() == torch.device("cpu"), "MPS if Apple's Metal backend is available, not merely built"
+from gpucourse.contract import for_all as _for_all
+with _requirement("pick_device returns torch.device('cuda'), else torch.device('mps'), else torch.device('cpu') on "
+                  "every machine: one GPU or several, any compute capability, MPS built but not available"):
+    _for_all(machines, picks_as_documented, "cuda if CUDA is available, else mps if MPS is available, else cpu, as "
+             "a torch.device without an index", examples=200, cases=machine_cases(gpus=(1, 2, 3, 8)))
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="pick_device"
@@ -426,6 +460,54 @@ with Check("to_device") as check:
     check.that(len(moves.transfers) >= 3 and not any(t.non_blocking for t in moves.transfers),
                "non_blocking is passed to every Tensor.to call: it is False unless the caller asks for it, so pass "
                "the argument on, not a constant.")
+    # the whole contract, over its domain: any nesting of lists, tuples and dicts (empty ones too), tensors of every
+    # dtype and shape (() and zero-size ones too), other objects, a device as a str or a torch.device
+    from hypothesis import strategies as st
+    from gpucourse import domains
+    from gpucourse.contract import unchanged_by
+
+    def mirrors(out, obj, device):
+        """out is obj with every tensor on device: new lists and dicts (same keys, same order), tuples, tensors of
+        the same dtype, shape and values, and every other object the very same object."""
+        if isinstance(obj, torch.Tensor):
+            return (isinstance(out, torch.Tensor) and out.device.type == torch.device(device).type
+                    and out.dtype == obj.dtype and out.shape == obj.shape
+                    and (out.device.type == "meta" or out.cpu().tolist() == obj.tolist()))  # every dtype
+        if type(obj) in (list, tuple):
+            return (type(out) is type(obj) and (type(obj) is tuple or out is not obj) and len(out) == len(obj)
+                    and all(mirrors(a, b, device) for a, b in zip(out, obj)))
+        if type(obj) is dict:
+            return (type(out) is dict and out is not obj and list(out) == list(obj)
+                    and all(mirrors(out[k], obj[k], device) for k in obj))
+        return out is obj
+
+    calls = st.tuples(domains.nested(), domains.devices(), st.booleans())
+
+    def covering():
+        """A fixed sample, made anew for each property (an answer may have written into the last one): every dtype in
+        every kind of shape with every device spelling, and every kind of container."""
+        return ([(obj, device, False) for device in domains.device_cases()
+                 for obj in domains.tensor_cases() + domains.container_cases()]
+                + [(obj, "meta", True) for obj in domains.container_cases()])
+
+    check.forall(calls, lambda c: mirrors(to_device(*c), c[0], c[1]),
+                 "Every tensor inside moves to device (same dtype, shape and values), lists come back as new lists, "
+                 "tuples as tuples, dicts as new dicts with the same keys in the same order, and other objects as "
+                 "they are: for any nesting, any dtype, any shape, and a device given as a str or a torch.device.",
+                 cases=covering())
+
+    unchanged = unchanged_by(to_device)  # c[0] as it was after to_device(*c)
+
+    check.forall(calls, unchanged, "obj itself and the containers inside it are not modified, whatever they hold.",
+                 cases=covering())
+
+    def passes_non_blocking(c):
+        with RecordTransfers() as moves:
+            to_device(*c)
+        return all(t.non_blocking == c[2] for t in moves.transfers)
+
+    check.forall(calls, passes_non_blocking, "non_blocking is passed to every Tensor.to call, as the caller gave it.",
+                 cases=covering())
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -472,6 +554,22 @@ with _requirement("to_device moves every tensor, keeps list, tuple and dict (key
     with RecordTransfers() as _rec:
         to_device(_nested, "cpu")
     assert not any(t.non_blocking for t in _rec.transfers), "non_blocking defaults to False"
+from gpucourse.contract import for_all as _for_all
+with _requirement("to_device keeps the whole contract for any nesting of lists, tuples and dicts, tensors of any "
+                  "dtype and shape, other objects, and a device as a str or a torch.device"):
+    _calls = st.tuples(domains.nested(max_leaves=12), domains.devices(), st.booleans())
+
+    def _covering():
+        _objects = domains.tensor_cases(shapes_=((), (0,), (1,), (2, 3), (1, 0, 2))) + domains.container_cases()
+        return [(obj, device, flag) for device in domains.device_cases() for flag in (False, True) for obj in _objects]
+
+    _for_all(_calls, lambda c: mirrors(to_device(*c), c[0], c[1]),
+             "every tensor moved, containers rebuilt with their types and keys in order, other objects as they are",
+             examples=300, cases=_covering())
+    _for_all(_calls, unchanged, "obj and the containers inside it are not modified", examples=300,
+             cases=_covering())
+    _for_all(_calls, passes_non_blocking, "non_blocking passed to every Tensor.to call", examples=300,
+             cases=_covering())
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="to_device"
@@ -740,6 +838,118 @@ class CountingLoader:
         return getattr(self.loader, name)
 
 
+# the domain: the models the course builds (a Linear layer, an MLP, one with dropout, one with BatchNorm), optimizers
+# of every kind it uses (SGD, with momentum, AdamW, two parameter groups), loaders of one batch (a batch size at least
+# the data size), with a last batch of one example, with drop_last; the device as a str or a torch.device
+from hypothesis import strategies as st
+from gpucourse import domains
+
+MODEL_KINDS = ("Linear", "MLP", "MLP with dropout", "MLP with BatchNorm")
+OPTIMIZER_KINDS = ("SGD", "SGD with momentum", "AdamW", "SGD with two parameter groups")
+CPU_SPELLINGS = ("cpu", torch.device("cpu"))
+LOADER_KINDS = ((6, 6, False), (5, 16, False), (9, 4, False), (10, 4, True), (4, 4, True), (7, 3, False))
+epochs = st.fixed_dictionaries({"model": st.sampled_from(MODEL_KINDS), "optimizer": st.sampled_from(OPTIMIZER_KINDS),
+                                "examples": st.integers(1, 12), "batch_size": st.integers(1, 8),
+                                "drop_last": st.booleans(), "device": st.sampled_from(CPU_SPELLINGS)})
+
+
+def epoch_cases(every=False):
+    """Every model with every loader kind, the optimizers and the device spellings taken in turn (every=True: every
+    model with every optimizer and every loader kind, the device spellings in turn)."""
+    combos = ([(m, o, k, CPU_SPELLINGS[i % 2]) for i, (m, o, k) in enumerate(
+                  (m, o, k) for m in MODEL_KINDS for o in OPTIMIZER_KINDS for k in LOADER_KINDS)]
+              if every else [(m, OPTIMIZER_KINDS[i % 4], k, CPU_SPELLINGS[i % 2])
+                             for i, (m, k) in enumerate((m, k) for m in MODEL_KINDS for k in LOADER_KINDS)])
+    return [{"model": m, "optimizer": o, "examples": n, "batch_size": b, "drop_last": drop, "device": d}
+            for m, o, (n, b, drop), d in combos]
+
+
+def epoch_setup(case):
+    """(model, loader, optimizer, sizes of the batches the loader yields), all new; None outside the domain: a loader
+    that yields nothing, or a BatchNorm model given a batch of one (it cannot train on one example)."""
+    n, size = case["examples"], case["batch_size"]
+    sizes = [s for s in (min(size, n - start) for start in range(0, n, size)) if s == size or not case["drop_last"]]
+    if not sizes or (case["model"] == "MLP with BatchNorm" and min(sizes) < 2):
+        return None
+    model = domains.model_cases()[MODEL_KINDS.index(case["model"])]
+    optimizer = domains.optimizer_cases(model)[OPTIMIZER_KINDS.index(case["optimizer"])]
+    x, y = domains.batches([n], seed=n)[0]
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=size,
+                                         drop_last=case["drop_last"])
+    return model, loader, optimizer, sizes
+
+
+def trains_every_module(case):
+    """Every forward pass of every submodule runs in training mode, the model having come in eval mode."""
+    made = epoch_setup(case)
+    if made is None:
+        return True
+    model, loader, optimizer, _ = made
+    model.eval()
+    modes = []
+    hooks = [m.register_forward_pre_hook(lambda module, args: modes.append(module.training))
+             for m in model.modules()]
+    try:
+        train_one_epoch(model, loader, optimizer, torch.nn.CrossEntropyLoss(), case["device"])
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return bool(modes) and all(modes)
+
+
+def returns_mean_of_trained_losses(case):
+    """The float returned is the mean per example of the losses backpropagated: one per batch, each weighted by its
+    batch's size, over the examples the loader yielded."""
+    made = epoch_setup(case)
+    if made is None:
+        return True
+    model, loader, optimizer, sizes = made
+    cross_entropy, trained = torch.nn.CrossEntropyLoss(), []
+
+    def criterion(out, y):
+        loss = cross_entropy(out, y)
+        if loss.requires_grad:  # recorded when a backward pass goes through it
+            record = (loss.item(), len(y))
+            loss.register_hook(lambda grad: trained.append(record))
+        return loss
+
+    got = train_one_epoch(model, loader, optimizer, criterion, case["device"])
+    return (isinstance(got, float) and sorted(n for _, n in trained) == sorted(sizes)
+            and math.isclose(got, sum(v * n for v, n in trained) / sum(sizes), rel_tol=1e-5, abs_tol=1e-7))
+
+
+def ignores_leftover_gradients(case):
+    """With leftover gradients on every parameter (every group of the optimizer), the epoch ends with the same
+    parameters and the same loss as without them: they never reach a step."""
+    if epoch_setup(case) is None:
+        return True
+    results = []
+    for leftover in (False, True):
+        model, loader, optimizer, _ = epoch_setup(case)
+        if leftover:
+            noise = torch.Generator().manual_seed(7)
+            for p in model.parameters():
+                p.grad = torch.randn(p.shape, generator=noise)
+        with torch.random.fork_rng(devices=[]):  # the same dropout masks in both runs
+            torch.manual_seed(0)
+            loss = train_one_epoch(model, loader, optimizer, torch.nn.CrossEntropyLoss(), case["device"])
+        results.append((loss, [p.detach().clone() for p in model.parameters()]))
+    (loss_a, after_a), (loss_b, after_b) = results
+    return math.isclose(loss_a, loss_b, rel_tol=1e-6) and all(torch.allclose(a, b, rtol=1e-5, atol=1e-6)
+                                                              for a, b in zip(after_a, after_b))
+
+
+def moves_batches_non_blocking(case):
+    """Each batch (x, y) is moved with non_blocking=True, whichever way the device is spelt."""
+    made = epoch_setup(case)
+    if made is None:
+        return True
+    model, loader, optimizer, sizes = made
+    with RecordTransfers() as moves:
+        train_one_epoch(model, loader, optimizer, torch.nn.CrossEntropyLoss(), case["device"])
+    return sum(t.non_blocking for t in moves.transfers) >= 2 * len(sizes)
+
+
 with Check("train_one_epoch") as check:
     loader = toy_loader(n=10, batch_size=4, features=4, classes=3, seed=0)  # batches of 4, 4, 2
     x_all, y_all = loader.dataset.tensors
@@ -792,6 +1002,23 @@ with Check("train_one_epoch") as check:
     check.that(all(torch.equal(before[k], v) for k, v in model.state_dict().items()),
                "The model came with leftover gradients and the loss has zero gradient, yet the parameters moved: "
                "gradients are zeroed before each backward, not after the step.")
+    # the whole contract over its domain (above): every kind of model, optimizer and loader, both device spellings
+    check.forall(epochs, returns_mean_of_trained_losses,
+                 "Return the mean loss per example as a float: the losses you backpropagated, one per batch (a batch "
+                 "of one example too), each weighted by its size, over the examples the loader yielded; for any "
+                 "model, optimizer and loader, and a device given as a str or a torch.device.",
+                 examples=10, cases=epoch_cases())
+    check.forall(epochs, trains_every_module,
+                 "Every forward pass runs in training mode: every layer inside the model too (dropout, BatchNorm), "
+                 "so call model.train(), which sets them all, not model.training = True on the top module.",
+                 examples=10, cases=epoch_cases())
+    check.forall(epochs, ignores_leftover_gradients,
+                 "Gradients are zeroed before each backward, so the model's leftover gradients never reach a step: "
+                 "with leftover gradients the epoch must end as without them, for an optimizer with several "
+                 "parameter groups too (zero them all: optimizer.zero_grad()).", examples=5, cases=epoch_cases())
+    check.forall(epochs, moves_batches_non_blocking,
+                 "Each batch (x, y) is moved with non_blocking=True, whether device is a str or a torch.device.",
+                 examples=5, cases=epoch_cases())
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -857,6 +1084,18 @@ with _requirement("train_one_epoch trains in training mode, moves batches with n
                   and (_shape[1:] == (5,) and _shape[0] <= _bs or len(_shape) == 1 and t.source_dtype == torch.int64)]
         assert len(_moves) >= 2 * len(_loader), "every x and y must be moved to the device"
         assert all(t.non_blocking for t in _moves), "batches must move with non_blocking=True"
+from gpucourse.contract import for_all as _for_all
+with _requirement("train_one_epoch keeps its contract for every model kind (dropout, BatchNorm), every optimizer "
+                  "kind (several parameter groups), loaders of one batch, with a last batch of one, with drop_last, "
+                  "and a device as a str or a torch.device"):
+    _for_all(epochs, returns_mean_of_trained_losses, "the mean per example of the losses backpropagated, one per "
+             "batch, over the examples the loader yielded, as a float", examples=40, cases=epoch_cases(every=True))
+    _for_all(epochs, trains_every_module, "every forward pass of every submodule in training mode", examples=40,
+             cases=epoch_cases())  # the mode does not depend on the optimizer: every model with every loader
+    _for_all(epochs, ignores_leftover_gradients, "leftover gradients never reach a step", examples=30,
+             cases=epoch_cases(every=True))
+    _for_all(epochs, moves_batches_non_blocking, "each batch moved with non_blocking=True", examples=20,
+             cases=epoch_cases())
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="train_one_epoch"
@@ -1128,6 +1367,105 @@ def evaluate(model, loader, device) -> float:
 from gpucourse.checks import Check
 import copy
 from gpucourse.testing import ModeProbe, toy_loader
+from hypothesis import strategies as st
+from gpucourse import domains
+
+# the domain: the models the course builds (a Linear layer, an MLP, one with dropout, one with BatchNorm), loaders of
+# one batch (a batch size at least the data size), with a last batch of one example, with drop_last; the device as a
+# str or a torch.device; called with autograd on or under the caller's torch.no_grad()
+MODEL_KINDS = ("Linear", "MLP", "MLP with dropout", "MLP with BatchNorm")
+CPU_SPELLINGS = ("cpu", torch.device("cpu"))
+LOADER_KINDS = ((6, 6, False), (5, 16, False), (9, 4, False), (10, 4, True), (4, 4, True), (7, 3, False))
+evaluations = st.fixed_dictionaries({"model": st.sampled_from(MODEL_KINDS), "examples": st.integers(1, 12),
+                                     "batch_size": st.integers(1, 8), "drop_last": st.booleans(),
+                                     "device": st.sampled_from(CPU_SPELLINGS), "caller's grad mode": st.booleans()})
+
+
+def evaluation_cases(every=False):
+    """Every model with every loader kind under both grad modes, the device spellings taken in turn (every=True: with
+    both device spellings each)."""
+    combos = [(m, k, g) for m in MODEL_KINDS for k in LOADER_KINDS for g in (True, False)]
+    return [{"model": m, "examples": n, "batch_size": b, "drop_last": drop, "device": d, "caller's grad mode": g}
+            for i, (m, (n, b, drop), g) in enumerate(combos)
+            for d in (CPU_SPELLINGS if every else [CPU_SPELLINGS[(i + i // 2) % 2]])]
+
+
+def evaluation_setup(case):
+    """(model in training mode, loader), both new; None for a loader that yields nothing (outside the domain)."""
+    n, size = case["examples"], case["batch_size"]
+    if case["drop_last"] and n < size:
+        return None
+    model = domains.model_cases()[MODEL_KINDS.index(case["model"])].train()
+    x, y = domains.batches([n], seed=n)[0]
+    return model, torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=size,
+                                              drop_last=case["drop_last"])
+
+
+def evaluates_every_module(case):
+    """Every forward pass of every submodule runs in eval mode with autograd off, whatever the caller's grad mode."""
+    made = evaluation_setup(case)
+    if made is None:
+        return True
+    model, loader = made
+    seen = []
+    hooks = [m.register_forward_pre_hook(lambda module, args: seen.append(module.training or torch.is_grad_enabled()))
+             for m in model.modules()]
+    try:
+        with torch.set_grad_enabled(case["caller's grad mode"]):
+            evaluate(model, loader, case["device"])
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return bool(seen) and not any(seen)
+
+
+def keeps_callers_grad_mode(case):
+    """Autograd is off inside evaluate only: the caller's grad mode (on, or off under torch.no_grad()) is as it was."""
+    made = evaluation_setup(case)
+    if made is None:
+        return True
+    with torch.set_grad_enabled(case["caller's grad mode"]):
+        evaluate(*made, case["device"])
+        return torch.is_grad_enabled() == case["caller's grad mode"]
+
+
+def accuracy_of_own_predictions(case):
+    """The float returned is the share of the examples the loader yielded whose argmax over the model's scores (as
+    the forward passes returned them) is the label."""
+    made = evaluation_setup(case)
+    if made is None:
+        return True
+    model, loader = made
+    scores = []
+    hook = model.register_forward_hook(lambda module, args, out: scores.append(out.detach().float()))
+    try:
+        with torch.set_grad_enabled(case["caller's grad mode"]):
+            got = evaluate(model, loader, case["device"])
+    finally:
+        hook.remove()
+    labels = torch.cat([y for _, y in loader])
+    if not isinstance(got, float) or sum(len(s) for s in scores) != len(labels):
+        return False
+    return abs(got - (torch.cat(scores).argmax(dim=1) == labels).sum().item() / len(labels)) <= 1e-6
+
+
+def leaves_parameters(case):
+    """Every parameter is the same object afterwards, with the same values, dtype, device and requires_grad."""
+    made = evaluation_setup(case)
+    if made is None:
+        return True
+    model, loader = made
+
+    def parameters():
+        return [(name, id(p), p.dtype, p.device, p.requires_grad, p.detach().clone())
+                for name, p in model.named_parameters()]
+
+    before = parameters()
+    with torch.set_grad_enabled(case["caller's grad mode"]):
+        evaluate(model, loader, case["device"])
+    after = parameters()
+    return len(after) == len(before) and all(a[:5] == b[:5] and torch.equal(a[5], b[5]) for a, b in zip(after, before))
+
 
 with Check("evaluate") as check:
     loader = toy_loader(n=10, batch_size=4, features=4, classes=3, seed=1)  # batches of 4, 4, 2
@@ -1167,6 +1505,23 @@ with Check("evaluate") as check:
     check.close(evaluate(always(2), short, "cpu"), (labels[:8] == 2).sum().item() / 8,
                 "With drop_last=True the loader yields 8 of the 10 examples: divide the correct predictions by the "
                 "examples you saw, not by len(loader.dataset).")
+    # the whole contract over its domain (above): every kind of model and loader, both device spellings, called with
+    # autograd on and under torch.no_grad()
+    check.forall(evaluations, accuracy_of_own_predictions,
+                 "Accuracy = correct argmax predictions / examples the loader yielded, as a float: for a loader of one "
+                 "batch, a last batch of one example, drop_last, and a device given as a str or a torch.device.",
+                 examples=10, cases=evaluation_cases())
+    check.forall(evaluations, evaluates_every_module,
+                 "Every forward pass runs in eval mode with autograd off: every layer inside the model too (dropout, "
+                 "BatchNorm), so call model.eval(), which sets them all, and leave none of them in training mode.",
+                 examples=10, cases=evaluation_cases())
+    check.forall(evaluations, keeps_callers_grad_mode,
+                 "Autograd is off inside evaluate only: called under the caller's torch.no_grad(), autograd must still "
+                 "be off afterwards, and on when it was on (use a with block, not torch.set_grad_enabled(True)).",
+                 examples=10, cases=evaluation_cases())
+    check.forall(evaluations, leaves_parameters,
+                 "Parameters unchanged: each parameter keeps its values (exactly: no round trip through another "
+                 "dtype), its dtype, device and requires_grad.", examples=10, cases=evaluation_cases())
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -1206,6 +1561,18 @@ with _requirement("evaluate returns correct argmax predictions / examples the lo
         assert not any(_model.seen_grad), "autograd off"
         assert all(a.dtype == b.dtype and torch.equal(a, b) for a, b in zip(_before, _model.parameters())), \
             "parameters unchanged"
+from gpucourse.contract import for_all as _for_all
+with _requirement("evaluate keeps its contract for every model kind (dropout, BatchNorm), loaders of one batch, "
+                  "with a last batch of one, with drop_last, a device as a str or a torch.device, and the caller's "
+                  "grad mode on or off"):
+    _for_all(evaluations, accuracy_of_own_predictions, "correct argmax predictions / examples the loader yielded, "
+             "as a float", examples=100, cases=evaluation_cases(every=True))
+    _for_all(evaluations, evaluates_every_module, "every forward pass of every submodule in eval mode, autograd off",
+             examples=100, cases=evaluation_cases(every=True))
+    _for_all(evaluations, keeps_callers_grad_mode, "the caller's grad mode as it was", examples=100,
+             cases=evaluation_cases(every=True))
+    _for_all(evaluations, leaves_parameters, "parameters unchanged: values, dtype, device, requires_grad",
+             examples=100, cases=evaluation_cases(every=True))
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="evaluate"

@@ -126,6 +126,65 @@ with Check("batch_nbytes") as check:
     check.that(not isinstance(got, Exception) and got == 2 * 3**34 * 4,
                "Nothing is allocated, not even one sample: a sample of shape (3**17, 3**17) is far bigger than any "
                f"memory, so compute the bytes from the numbers ({got!r}).")
+    # the whole contract over its domain: every dtype, sample shapes as tuples, lists and torch.Sizes (() and
+    # zero-size ones too), batch sizes from 0; relations between calls, never a table of answers
+    from hypothesis import strategies as st
+    from gpucourse import domains
+    from gpucourse.contract import snapshot
+
+    SPELLINGS = (tuple, list, torch.Size)
+    calls = st.tuples(st.integers(0, 2**40), st.builds(lambda kind, shape: kind(shape), st.sampled_from(SPELLINGS),
+                                                       domains.shapes(max_dims=4, max_side=9)), domains.dtypes())
+
+    def covering(batch_sizes=(0, 7), shapes=domains.COVERING_SHAPES):
+        """A fixed sample, made anew for each property: every dtype, every spelling of every kind of shape."""
+        return [(size, kind(shape), dtype) for dtype in domains.ALL_DTYPES for shape in shapes
+                for kind in SPELLINGS for size in batch_sizes]
+
+    def spellings_agree(c):
+        """A tuple, a list and a torch.Size of the same sides give the same int, and none of them is modified."""
+        size, shape, dtype = c
+        given = [kind(shape) for kind in SPELLINGS]
+        before = snapshot(given)
+        got = [batch_nbytes(size, s, dtype) for s in given]
+        return (all(isinstance(n, numbers.Integral) and not isinstance(n, bool) for n in got)
+                and got[0] == got[1] == got[2] and snapshot(given) == before)
+
+    check.forall(calls, spellings_agree,
+                 "sample_shape is a tuple, list or torch.Size: each gives the same bytes, as an int, and "
+                 "sample_shape is left as it came (() for scalar samples and zero-size shapes included).",
+                 cases=covering())
+
+    def scales(c):
+        """batch_size samples take batch_size times one sample's bytes; a sample of shape (*s, k) takes k times one
+        of shape s (0 bytes for k = 0); a scalar sample of uint8 takes 1 byte."""
+        size, shape, dtype = c
+        one = batch_nbytes(1, tuple(shape), dtype)
+        return (batch_nbytes(size, tuple(shape), dtype) == size * one
+                and all(batch_nbytes(1, (*shape, k), dtype) == k * one for k in (0, 1, 3))
+                and batch_nbytes(1, (), torch.uint8) == 1)
+
+    check.forall(calls, scales,
+                 "Bytes of a batch of batch_size samples of shape sample_shape: batch_size times one sample's bytes, "
+                 "and each side of sample_shape multiplies them (a side of 0 makes 0 bytes).", cases=covering())
+
+    # dtypes of the same width take the same bytes per element, and each width twice the one before
+    WIDTHS = [("bool", "uint8", "int8", "float8_e4m3fn", "float8_e5m2"), ("int16", "uint16", "float16", "bfloat16"),
+              ("int32", "uint32", "float32"), ("int64", "uint64", "float64", "complex64"), ("complex128",)]
+    doublings = {getattr(torch, name): level for level, names in enumerate(WIDTHS) for name in names
+                 if isinstance(getattr(torch, name, None), torch.dtype)}
+
+    def follows_width(c):
+        size, shape, dtype = c
+        return batch_nbytes(size, tuple(shape), dtype) == 2 ** doublings[dtype] * batch_nbytes(size, tuple(shape),
+                                                                                                torch.uint8)
+
+    width_calls = st.tuples(st.integers(0, 2**40), domains.shapes(max_dims=4, max_side=9),
+                            st.sampled_from(list(doublings)))
+    check.forall(width_calls, follows_width,
+                 "dtype is any torch.dtype: the bytes per element come from dtype, the same for dtypes of the same "
+                 "width (uint16 as int16, float8 as uint8, complex128 twice float64), and dtype.itemsize tells them.",
+                 cases=[c for c in covering(batch_sizes=(5,)) if c[2] in doublings])
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -167,6 +226,25 @@ with _requirement("batch_nbytes returns the exact number of bytes as an int, for
         "exact for every size a tensor can have: keep to integers"
     assert batch_nbytes(_odd, torch.Size([3]), torch.complex64) == _expected(_odd, (3,), torch.complex64), \
         "exact for every size a tensor can have"
+from gpucourse.contract import for_all as _for_all
+with _requirement("batch_nbytes keeps the whole contract for every dtype, every shape (() and zero-size ones "
+                  "too) as a tuple, list or torch.Size, and every batch size from 0"):
+    _shapes = ((), (0,), (1,), (2, 3), (1, 0, 2), (4, 1, 3, 2))
+
+    def _exact(c):
+        _size, _shape, _dtype = c
+        _got = batch_nbytes(_size, _shape, _dtype)
+        return type(_got) is not bool and isinstance(_got, numbers.Integral) \
+            and _got == _expected(_size, tuple(_shape), _dtype)
+
+    _for_all(calls, _exact, "the exact bytes of the batch, as an int", examples=300,
+             cases=covering(batch_sizes=(0, 1, 7, 2**45 + 1), shapes=_shapes))
+    _for_all(calls, spellings_agree, "tuple, list and torch.Size alike, sample_shape unchanged", examples=300,
+             cases=covering(shapes=_shapes))
+    _for_all(calls, scales, "batch_size times one sample's bytes, each side multiplying them", examples=300,
+             cases=covering(shapes=_shapes))
+    _for_all(width_calls, follows_width, "the bytes per element follow the dtype's width", examples=300,
+             cases=[c for c in covering(batch_sizes=(0, 3), shapes=_shapes) if c[2] in doublings])
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="batch_nbytes"
@@ -420,6 +498,40 @@ with Check("transfer_ms") as check:
                 "0.00025 ms, not 0 (no integer division or rounding).")
     check.that(isinstance(transfer_ms(0, 4), float),
                "A Python float, for int or float inputs alike, 0 bytes included (0.0, not the int 0).")
+    # the whole contract over its domain: int and float inputs, 0 bytes, fractions of a byte, copies of a few bytes
+    # to 2**63, bandwidths from 0.01 to 5,000 GB/s, whole or not; relations between calls and inputs
+    import math
+    from hypothesis import strategies as st
+
+    calls = st.tuples(st.one_of(st.integers(0, 2**63 - 1), st.integers(0, 10**6).map(lambda k: k / 4),
+                                st.floats(1.0, 2.0**63)),
+                      st.one_of(st.integers(1, 2_000), st.floats(0.01, 5_000.0)))
+
+    def covering():
+        return [(0, 1), (0, 12.0), (0.0, 3), (0.0, 0.5), (1, 4), (1, 3_000.0), (3, 1), (2.5, 0.5), (0.25, 7),
+                (999, 0.37), (1_000, 4), (4_000_000, 2.0), (154_140_672, 15.75), (3e9, 12), (2**53 + 1, 24.5),
+                (2**63 - 1, 64), (1e18, 2_000.0)]
+
+    def moves_nbytes(c):
+        """t ms at gb_per_s GB/s (gb_per_s * 1e6 bytes per ms) move nbytes bytes, within float32's precision."""
+        nbytes, gb_per_s = c
+        t = transfer_ms(nbytes, gb_per_s)
+        return isinstance(t, float) and abs(t * gb_per_s * 1e6 - nbytes) <= 1e-6 * nbytes
+
+    check.forall(calls, moves_nbytes,
+                 "Predicted milliseconds to move nbytes bytes at gb_per_s gigabytes per second (1 GB = 1e9 bytes), "
+                 "as a Python float, for int or float inputs alike (fractions of a byte and of a GB/s too; 0 bytes "
+                 "take 0.0 ms), never rounded: t ms at gb_per_s GB/s move t × gb_per_s × 1e6 bytes.",
+                 cases=covering())
+
+    def linear(c):
+        nbytes, gb_per_s = c
+        t = transfer_ms(nbytes, gb_per_s)
+        return (math.isclose(transfer_ms(2 * nbytes, gb_per_s), 2 * t, rel_tol=1e-6)
+                and math.isclose(transfer_ms(nbytes, 2 * gb_per_s), t / 2, rel_tol=1e-6))
+
+    check.forall(calls, linear, "Doubling nbytes doubles the milliseconds, doubling gb_per_s halves them: no fixed "
+                 "cost, no rounding.", cases=covering())
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -438,6 +550,13 @@ with _requirement("transfer_ms returns nbytes / (gb_per_s * 1e9) seconds, in mil
         "a Python float for int or float inputs alike, 0 bytes too"
     assert isinstance(transfer_ms(3, 1), float) and abs(transfer_ms(3, 1) - 3e-6) <= 1e-6 * 3e-6, "integer inputs"
     assert abs(transfer_ms(154_140_672, 15.75) - 154_140_672 / 15.75e6) <= 1e-6 * (154_140_672 / 15.75e6)
+from gpucourse.contract import for_all as _for_all
+with _requirement("transfer_ms keeps the whole contract for int and float inputs, 0 bytes, fractions of a byte "
+                  "and of a GB/s, from a few bytes to 2**63"):
+    _covering = covering() + [(1, 0.01), (7, 4_999.5), (2**62 + 1, 0.125), (0.5, 1), (12_345.75, 99.99)]
+    _for_all(calls, moves_nbytes, "nbytes / (gb_per_s * 1e9) seconds in ms, a float, never rounded", examples=300,
+             cases=_covering)
+    _for_all(calls, linear, "linear in nbytes, inverse in gb_per_s", examples=300, cases=_covering)
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="transfer_ms"
@@ -709,7 +828,7 @@ def make_loader(dataset, batch_size, device, train=True, num_workers=2) -> DataL
 
 # %% nbgrader={"grade": true, "grade_id": "test_make_loader", "locked": true, "points": 3, "schema_version": 3, "solution": false}
 import warnings
-from torch.utils.data import DataLoader, RandomSampler, SequentialSampler, TensorDataset
+from torch.utils.data import DataLoader, TensorDataset
 from gpucourse.checks import Check
 
 from gpucourse.fakes import fake_accelerators
@@ -723,39 +842,115 @@ def attempt(*args, **kwargs):
         return error
 
 
+def epochs(loader, count=2):
+    """The indices of count epochs, batch by batch, as loader.batch_sampler draws them (no worker starts), from a
+    fixed seed: the same on every run, and the global random generator left as it was."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        return [[[int(i) for i in batch] for batch in loader.batch_sampler] for _ in range(count)]
+
+
+def shuffles(loader):
+    """Each epoch draws every example at most once, and the epochs are not all in the data set's order: shuffled,
+    whichever sampler does it."""
+    drawn = [[i for batch in epoch for i in batch] for epoch in epochs(loader)]
+    return all(len(set(d)) == len(d) for d in drawn) and any(d != sorted(d) for d in drawn)
+
+
+def in_order(loader):
+    """One epoch gives every example once, in the data set's order."""
+    return [i for batch in epochs(loader, 1)[0] for i in batch] == list(range(len(loader.dataset)))
+
+
 with warnings.catch_warnings(), Check("make_loader") as check:
     warnings.simplefilter("ignore")  # quiet: loaders are inspected, not iterated, so no worker starts
-    data = TensorDataset(torch.arange(10))
-    loader = check.call(make_loader, data, 4, "cpu", train=True, num_workers=0)
+    ten_examples = TensorDataset(torch.arange(10))  # a name no answer uses (`data` may be torch.utils.data)
+    loader = check.call(make_loader, ten_examples, 4, "cpu", train=True, num_workers=0)
     check.that(isinstance(loader, DataLoader), "Return a torch.utils.data.DataLoader.")
-    check.that(loader.batch_size == 4 and loader.dataset is data,
+    check.that(loader.batch_size == 4 and loader.dataset is ten_examples,
                "A DataLoader over dataset with batch_size: use the dataset and batch_size given.")
-    check.that(isinstance(loader.sampler, RandomSampler), "train=True: shuffle the training data (shuffle=True).")
+    check.that(shuffles(loader), "train=True: shuffle the training data (shuffle=True).")
     check.that(loader.drop_last, "train=True: drop_last, the short last batch is dropped when training.")
     check.equal(len(list(loader)), 2, "10 examples in batches of 4, dropping the last short one, make 2 batches")
     check.that(loader.num_workers == 0, "num_workers worker processes: use the num_workers given (0 here).")
     check.that(not loader.persistent_workers,
                "persistent_workers=True exactly when num_workers > 0: with num_workers=0 there are no workers.")
     with fake_accelerators(cuda=False):  # a machine without CUDA, asked for a loader for a CUDA device
-        got = attempt(data, 4, "cuda", train=False, num_workers=0)
+        got = attempt(ten_examples, 4, "cuda", train=False, num_workers=0)
         check.that(isinstance(got, DataLoader) and got.pin_memory,
                    "pin_memory=True for a CUDA device whatever this machine has: the loader is built for the "
                    "device asked for, even on a machine without CUDA.")
-    got = attempt(data, 4, torch.device("cpu"), train=False, num_workers=0)
+    got = attempt(ten_examples, 4, torch.device("cpu"), train=False, num_workers=0)
     check.that(isinstance(got, DataLoader),
                f"for device (a string or a torch.device): torch.device('cpu') must work as 'cpu' does ({got!r}).")
     check.that(not loader.pin_memory and not got.pin_memory,
                "pin_memory=True exactly when device names a CUDA device: not for the CPU.")
     for name in ("cuda:0", torch.device("cuda"), torch.device("cuda", 0)):
-        check.that(make_loader(data, 4, name, train=False, num_workers=0).pin_memory,
+        check.that(make_loader(ten_examples, 4, name, train=False, num_workers=0).pin_memory,
                    f"pin_memory=True exactly when device names a CUDA device: {name!r} names one too "
                    "(torch.device(device).type helps).")
-    loader = make_loader(data, 4, "cuda", train=False, num_workers=3)
-    check.that(isinstance(loader.sampler, SequentialSampler) and not loader.drop_last,
+    loader = make_loader(ten_examples, 4, "cuda", train=False, num_workers=3)
+    check.that(in_order(loader) and not loader.drop_last,
                "train=False: neither, for evaluation keep the order and every example: no shuffle, no drop_last.")
     check.that(loader.num_workers == 3, "num_workers worker processes: use the num_workers given (3 here).")
     check.that(loader.persistent_workers,
                "persistent_workers=True exactly when num_workers > 0: keep the 3 workers alive between epochs.")
+    # the whole contract over its domain: every spelling of a device (CUDA ones of any index), on a machine with and
+    # without CUDA, batch sizes from 1 to more than the data set holds, 0, 1 and more workers than any machine has
+    from hypothesis import strategies as st
+
+    DEVICES = [("cpu", False), (torch.device("cpu"), False), ("cuda", True), ("cuda:0", True), ("cuda:1", True),
+               (torch.device("cuda"), True), (torch.device("cuda", 1), True), ("mps", False),
+               (torch.device("mps"), False), ("meta", False)]  # (device, whether it names a CUDA device)
+    calls = st.tuples(st.integers(1, 12), st.integers(1, 15), st.sampled_from(DEVICES), st.booleans(),
+                      st.sampled_from([0, 1, 2, 3, 8, 64]), st.booleans())
+
+    def covering(sizes=((10, 3, 0), (5, 5, 1), (4, 7, 64), (12, 4, 2))):
+        """(examples, batch_size, (device, names CUDA), train, num_workers, this machine has CUDA)."""
+        return [(n, size, device, train, workers, has_cuda) for device in DEVICES for train in (True, False)
+                for n, size, workers in sizes for has_cuda in (False, True)]
+
+    def build(c):
+        n, size, (device, _), train, workers, has_cuda = c
+        dataset = TensorDataset(torch.arange(n))
+        with fake_accelerators(cuda=has_cuda):
+            return dataset, make_loader(dataset, size, device, train=train, num_workers=workers)
+
+    def as_asked(c):
+        dataset, loader = build(c)
+        return (isinstance(loader, DataLoader) and loader.dataset is dataset and loader.batch_size == c[1]
+                and loader.num_workers == c[4] and bool(loader.persistent_workers) == (c[4] > 0))
+
+    check.forall(calls, as_asked,
+                 "A DataLoader over dataset with batch_size (even one larger than the data set), num_workers worker "
+                 "processes (however many), persistent_workers=True exactly when num_workers > 0.", cases=covering())
+
+    def pins(c):
+        return bool(build(c)[1].pin_memory) == c[2][1]
+
+    check.forall(calls, pins,
+                 "pin_memory=True exactly when device names a CUDA device (\"cuda\", \"cuda:0\", \"cuda:1\", "
+                 "torch.device(\"cuda\"), ...), whatever this machine has.", cases=covering())
+
+    def one_epoch(c):
+        """train: each epoch full batches of distinct examples, len(dataset) // batch_size of them, not in order
+        when 6 or more are drawn; evaluation: every example once, in order, in batches of batch_size but the last."""
+        n, size, _, train, _, _ = c
+        loader = build(c)[1]
+        drawn = epochs(loader)
+        if not train:
+            return not loader.drop_last and all([i for batch in epoch for i in batch] == list(range(n))
+                                                and all(len(batch) == size for batch in epoch[:-1]) for epoch in drawn)
+        flat = [[i for batch in epoch for i in batch] for epoch in drawn]
+        return (loader.drop_last and all(len(epoch) == n // size and all(len(b) == size for b in epoch)
+                                         for epoch in drawn)
+                and all(len(set(f)) == len(f) for f in flat)
+                and (len(flat[0]) < 6 or any(f != sorted(f) for f in flat)))
+
+    check.forall(calls, one_epoch,
+                 "train=True: shuffle and drop_last (each epoch draws every example at most once, in full batches: "
+                 "none when batch_size is larger than the data set); train=False: neither (every example once, in "
+                 "order).", cases=covering())
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -779,13 +974,13 @@ with _requirement("make_loader shuffles and drops the last batch only for traini
                         assert isinstance(_loader, DataLoader) and _loader.dataset is _data \
                             and _loader.batch_size == _bs, "a DataLoader over the dataset, with the batch_size given"
                         assert _loader.pin_memory == (_device in _cuda_names), f"pin_memory for {_device!r}"
-                        assert isinstance(_loader.sampler, RandomSampler if _train else SequentialSampler), "shuffle"
+                        assert shuffles(_loader) if _train else in_order(_loader), "shuffle only for training"
                         assert _loader.drop_last == _train, "drop_last only for training"
                         assert _loader.num_workers == _workers, "num_workers"
                         assert bool(_loader.persistent_workers) == (_workers > 0), "persistent_workers iff workers"
         # the defaults: train=True, num_workers=2
         _loader = make_loader(_data, 5, "cpu")
-        assert isinstance(_loader.sampler, RandomSampler) and _loader.drop_last, "train=True by default"
+        assert shuffles(_loader) and _loader.drop_last, "train=True by default"
         assert _loader.num_workers == 2 and _loader.persistent_workers, "num_workers=2 by default, persistent"
         # batches really come out right (no workers started: num_workers=0)
         _bs = _rng.randint(3, 7)
@@ -793,6 +988,17 @@ with _requirement("make_loader shuffles and drops the last batch only for traini
         assert len(_seen) == _n // _bs and all(len(b) == _bs for b in _seen), "full batches only when training"
         _seen = [b[1] for b in make_loader(_data, _bs, "cpu", train=False, num_workers=0)]
         assert torch.equal(torch.cat(_seen), torch.arange(_n)), "evaluation sees every example in order"
+from gpucourse.contract import for_all as _for_all
+with _requirement("make_loader keeps the whole contract for every spelling of a device, with and without CUDA on "
+                  "the machine, batch sizes up to more than the data set holds, and any number of workers"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _covering = covering(sizes=((10, 3, 0), (5, 5, 1), (4, 7, 64), (12, 4, 2), (1, 1, 3), (9, 9, 8), (7, 2, 1)))
+        _for_all(calls, as_asked, "the dataset and batch_size given, num_workers workers, persistent iff any",
+                 examples=300, cases=_covering)
+        _for_all(calls, pins, "pin_memory exactly for CUDA devices", examples=300, cases=_covering)
+        _for_all(calls, one_epoch, "shuffled full batches of distinct examples for training, every example in order "
+                 "for evaluation", examples=300, cases=_covering)
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="make_loader"
@@ -1127,6 +1333,75 @@ with Check("normalize_on_device") as check:
     flat = torch.randint(0, 256, (3, 5, 7), dtype=torch.uint8)  # no channel dimension
     check.equal(tuple(normalize_on_device(flat, "cpu", 0.5, 0.25).shape), (3, 5, 7),
                 "The result has x_uint8's shape, whatever its dimensions: add or drop none.")
+    # the whole contract over its domain: uint8 batches of any shape (() and zero-size ones, a single channel, a
+    # transposed view too) and any pixels, a device as a str or a torch.device, any mean and std
+    from hypothesis import strategies as st
+    from gpucourse import domains
+    from gpucourse.contract import snapshot
+
+    def pixels(shape, seed, transposed=False):
+        """A uint8 tensor of shape with pixels from seed, 0 to 255; when transposed (and 2-D or more), a view whose
+        last two sides are swapped in memory (not contiguous)."""
+        generator = torch.Generator().manual_seed(seed)
+        if transposed and len(shape) >= 2:
+            return torch.randint(0, 256, (*shape[:-2], shape[-1], shape[-2]), generator=generator,
+                                 dtype=torch.uint8).mT
+        return torch.randint(0, 256, shape, generator=generator, dtype=torch.uint8)
+
+    batches = st.builds(pixels, domains.shapes(max_dims=4, max_side=4), st.integers(0, 2**31 - 1), st.booleans())
+    calls = st.tuples(batches, st.sampled_from(domains.device_cases()), st.floats(-2.0, 2.0),
+                      st.floats(0.05, 4.0))
+    SHAPES = [(), (0,), (0, 1, 28, 28), (1,), (3, 5), (2, 1, 3, 3), (2, 3, 4, 1), (4, 2, 3)]
+
+    def covering(shapes=SHAPES):
+        """Made anew for each property: every kind of shape on every device spelling, a transposed view, pixels
+        with neither 0 nor 255 among them (a batch's own range is not 0 to 255)."""
+        cases = [(pixels(shape, seed), device, 0.286, 0.353) for seed, shape in enumerate(shapes)
+                 for device in domains.device_cases()]
+        return cases + [(pixels((3, 4), 1, transposed=True), "cpu", -0.5, 2.0),
+                        (torch.tensor([[3, 40], [200, 7]], dtype=torch.uint8), "cpu", 0.1, 0.3)]
+
+    def where_asked(c):
+        """A float32 tensor on device, of x_uint8's shape, and x_uint8 left as it came."""
+        x, device, mean, std = c
+        if x.dim() == 0 and torch.device(device).type == "meta":
+            device = torch.device("cpu")  # meta cannot index with a 0-dim tensor (it would read its value); a GPU can
+        before = snapshot(x)
+        out = normalize_on_device(x, device, mean, std)
+        return (isinstance(out, torch.Tensor) and out.dtype == torch.float32 and out.shape == x.shape
+                and out.device.type == torch.device(device).type and snapshot(x) == before)
+
+    check.forall(calls, where_asked,
+                 "Return the float32 tensor computed on the device, with x_uint8's shape (() and empty batches "
+                 "included), for a device as a str or a torch.device; x_uint8 is not changed: same values, same "
+                 "device.", cases=covering())
+
+    def normalizes(c):
+        """Each element is (its pixel / 255 - mean) / std, within float32's precision."""
+        x, _, mean, std = c
+        out = normalize_on_device(x, "cpu", mean, std)
+        eps = torch.finfo(torch.float32).eps
+        return torch.allclose(out.double(), (x.double() / 255 - mean) / std, rtol=8 * eps,
+                              atol=8 * eps * (1 + abs(mean)) / std)
+
+    check.forall(calls, normalizes,
+                 "(x / 255 - mean) / std, element by element: 255 is the largest value a uint8 pixel can have, "
+                 "whatever the batch holds.", cases=covering())
+
+    def crosses_as_uint8(c):
+        """On a second device (meta), a batch with pixels crosses as uint8, with non_blocking=True (a 0-dim one is
+        tried on the CPU only, where_asked says why)."""
+        x, device, mean, std = c
+        if torch.device(device).type != "meta" or x.numel() == 0 or x.dim() == 0:
+            return True
+        with RecordTransfers() as rec:
+            normalize_on_device(x, device, mean, std)
+        moved = [t for t in rec.transfers if t.device == "meta" and t.source_dtype == torch.uint8]
+        return bool(moved) and all(t.non_blocking for t in moved)
+
+    check.forall(calls, crosses_as_uint8,
+                 "Move the uint8 batch x_uint8 to device (non_blocking=True), whatever its shape and however the "
+                 "device is spelled.", cases=covering())
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -1181,6 +1456,15 @@ with _requirement("normalize_on_device moves only uint8 with non_blocking=True a
         torch.cuda.synchronize()
         assert _out.device.type == "cuda" and _out.dtype == torch.float32
         assert torch.allclose(_out.cpu().double(), (_x.double() / 255 - 0.5) / 0.25, rtol=1e-5, atol=1e-5)
+from gpucourse.contract import for_all as _for_all
+with _requirement("normalize_on_device keeps the whole contract for uint8 batches of any shape (() and empty "
+                  "ones too) and any pixels, a device as a str or a torch.device, any mean and std"):
+    _shapes = SHAPES + [(1, 1), (0, 3), (5, 1, 2, 2), (2, 0, 3)]
+    _for_all(calls, where_asked, "a float32 tensor on device with x_uint8's shape, x_uint8 unchanged",
+             examples=300, cases=covering(_shapes))
+    _for_all(calls, normalizes, "(x / 255 - mean) / std element by element", examples=300,
+             cases=covering(_shapes))
+    _for_all(calls, crosses_as_uint8, "uint8 crosses, non_blocking=True", examples=300, cases=covering(_shapes))
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="normalize_on_device"

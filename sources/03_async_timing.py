@@ -244,6 +244,31 @@ with Check("synchronize") as check:
         check.that(not sim.sync_calls, "synchronize('cpu') waited for the GPU: "
                                        "nothing at all for the CPU, even on a machine that has a GPU "
                                        "(decide by the device's type, not by the machine).")
+    # the whole contract, over its domain: every machine (no accelerator, a CUDA GPU, a Mac), every spelling of its
+    # accelerator and of the CPU (a str or a torch.device, with or without an index), with work queued or none
+    from hypothesis import strategies as st
+    from gpucourse.domains import machines_and_devices
+
+    def waits_by_type(c):
+        """synchronize(device) on that machine, with that work queued: it waits for all of it on an accelerator (by
+        the accelerator's synchronize), and does nothing at all (not even fail) for the CPU."""
+        machine, device, queued = c
+        with simulated_accelerator(machine) as sim:
+            for ms in queued:
+                sim.launch(ms)
+            synchronize(device)
+            if torch.device(device).type == "cpu":
+                return not sim.sync_calls
+            return sim.pending == 0 and bool(sim.sync_calls)
+
+    calls = st.sampled_from(machines_and_devices()).flatmap(
+        lambda md: st.tuples(st.just(md[0]), st.just(md[1]), st.lists(st.integers(0, 10).map(float), max_size=2)))
+    check.forall(calls, waits_by_type,
+                 "Decide by the device's type, in any spelling (a str or a torch.device, with or without an index: "
+                 "'cuda:1', 'mps:0', 'cpu:0'): torch.cuda.synchronize() for CUDA, torch.mps.synchronize() for MPS, "
+                 "and nothing at all for the CPU, even on a machine that has a GPU. The input shown is (the "
+                 "machine's accelerator, device, ms of work queued on it)",
+                 examples=10, cases=[(machine, device, [8.0]) for machine, device in machines_and_devices()])
 
 ### BEGIN HIDDEN TESTS
 import random as _random
@@ -276,6 +301,13 @@ for _device in ["cpu", torch.device("cpu")]:
         with simulated_accelerator("mps") as _sim:
             synchronize(_device)
             assert not _sim.sync_calls, "it synchronized MPS"
+from gpucourse.contract import for_all as _for_all
+with _requirement("synchronize decides by the device's type in any spelling, a str or a torch.device with or "
+                  "without an index: it waits for a CUDA or MPS device's queued work, and does nothing at all for "
+                  "the CPU on any machine"):
+    _for_all(calls, waits_by_type, "waits for a CUDA or MPS device, nothing for the CPU", examples=60,
+             cases=[(_machine, _device, _queued) for _machine, _device in machines_and_devices()
+                    for _queued in ([], [4.0, 9.0])])
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="synchronize"
@@ -626,6 +658,88 @@ with Check("time_ms") as check, _with_correct_synchronize():
                "Each call's own duration, from its own start: read time.perf_counter() after that call's opening "
                f"synchronize(device) has returned, not before it (here synchronize itself takes {_SYNC_MS:g} ms, "
                "which is not part of the call's time).")
+    # the whole contract, over its domain: every machine (no accelerator, a CUDA GPU, a Mac), its accelerator and
+    # the CPU in every spelling (a str or a torch.device, with or without an index), warmup and repeats from 0 up,
+    # calls of different lengths; fn run as the caller would run it, and what it raises reaching the caller
+    from hypothesis import strategies as st
+    from gpucourse.domains import machines_and_devices
+
+    def times_own_calls(c):
+        """time_ms(fn, device, warmup, repeats) calls fn warmup + repeats times and returns repeats floats, each
+        between its call's own work (queued on the accelerator, or on the host for the CPU) and the time from the
+        end of the previous call's work to the start of the next call."""
+        machine, device, warmup, repeats, durations = c
+        with simulated_accelerator(machine) as sim:
+            fn = _Calls(None if torch.device(device).type == "cpu" else sim, durations)
+            called = time.perf_counter()
+            times = time_ms(fn, device, warmup=warmup, repeats=repeats)
+            returned = time.perf_counter()
+            return (isinstance(times, list) and len(times) == repeats and len(fn.began) == warmup + repeats
+                    and all(isinstance(t, float) and least - _SLACK_MS <= t <= most + _SLACK_MS
+                            for t, (least, most) in zip(times, fn.bounds(repeats, called, returned))))
+
+    def counts():
+        return st.tuples(st.integers(0, 3), st.integers(0, 3))
+
+    timed = st.tuples(st.sampled_from(machines_and_devices()), counts(),
+                      st.lists(st.integers(0, 6).map(float), min_size=1, max_size=3)).map(
+        lambda t: (*t[0], *t[1], t[2]))
+    check.forall(timed, times_own_calls,
+                 "Call fn() warmup times untimed, then time repeats calls (warmup and repeats may be 0), each "
+                 "between synchronize(device) and synchronize(device), and return a list of repeats floats in ms, "
+                 "for a device in any spelling (a str or a torch.device, with or without an index) on any machine. "
+                 "The input shown is (the machine's accelerator, device, warmup, repeats, ms of work of each call)",
+                 examples=8, cases=[(machine, device, 1, 2, [4.0, 2.0]) for machine, device in machines_and_devices()]
+                 + [("cuda", "cuda", 2, 0, [3.0]), (None, "cpu", 3, 0, [1.0])])
+
+    from gpucourse.domains import CALLER_MODES as MODES
+    from gpucourse.domains import modes_seen
+
+    def runs_fn_as_called(c):
+        """Every call of fn sees the grad mode, inference mode and autocast state time_ms was called with."""
+        machine, device, warmup, repeats, mode = c
+        seen = []
+        with simulated_accelerator(machine), MODES[mode]():
+            wanted = modes_seen()
+            time_ms(lambda: seen.append(modes_seen()), device, warmup=warmup, repeats=repeats)
+        return seen == [wanted] * (warmup + repeats)
+
+    modes = st.tuples(st.sampled_from(machines_and_devices()), counts(), st.sampled_from(list(MODES))).map(
+        lambda t: (*t[0], *t[1], t[2]))
+    check.forall(modes, runs_fn_as_called,
+                 "Call fn() as the caller would: every call of fn (warm-up and timed) runs in the grad mode, "
+                 "inference mode and autocast state time_ms was called in (no torch.no_grad() of your own). The "
+                 "input shown is (the machine's accelerator, device, warmup, repeats, the caller's mode)",
+                 examples=8, cases=[("cuda", "cuda", 1, 2, mode) for mode in MODES])
+
+    ERRORS = [RuntimeError, ValueError, getattr(torch, "OutOfMemoryError", MemoryError)]
+
+    def passes_fns_error_on(c):
+        """fn raises on its call number failing (0 is the first warm-up call): time_ms raises that very object."""
+        machine, device, warmup, repeats, failing, kind = c
+        error, calls = kind(f"fn failed on call {failing}"), []
+
+        def fn():
+            calls.append(None)
+            if len(calls) == failing + 1:
+                raise error
+
+        with simulated_accelerator(machine):
+            try:
+                time_ms(fn, device, warmup=warmup, repeats=repeats)
+            except type(error) as raised:
+                return raised is error
+        return False
+
+    failures = st.tuples(st.sampled_from(machines_and_devices()), counts().filter(lambda wr: sum(wr) > 0)).flatmap(
+        lambda t: st.tuples(st.just(t), st.integers(0, sum(t[1]) - 1), st.sampled_from(ERRORS))).map(
+        lambda t: (*t[0][0], *t[0][1], t[1], t[2]))
+    check.forall(failures, passes_fns_error_on,
+                 "What fn() raises reaches the caller as it is: the very same exception object, from a warm-up "
+                 "call or a timed one (do not catch it, or raise a new one in its place). The input shown is (the "
+                 "machine's accelerator, device, warmup, repeats, the call of fn that raises, which exception)",
+                 examples=8, cases=[("cuda", "cuda", 2, 2, 0, ERRORS[0]), ("cuda", "cuda:0", 1, 2, 2, ERRORS[1]),
+                                    (None, "cpu", 1, 1, 1, ERRORS[2])])
 
 ### BEGIN HIDDEN TESTS
 import itertools as _itertools
@@ -694,6 +808,19 @@ with _with_correct_synchronize():
             _a = torch.randn(1024, 1024, device="cuda")
             _times = time_ms(lambda: _a @ _a, "cuda", warmup=1, repeats=3)
             assert len(_times) == 3 and all(isinstance(t, float) and t > 0 for t in _times)
+from gpucourse.contract import for_all as _for_all
+with _with_correct_synchronize(), _requirement(
+        "time_ms keeps its contract on any machine, for a device in any spelling, warmup and repeats from 0 up, "
+        "calls of different lengths: fn called warmup + repeats times in the caller's grad mode and autocast state, "
+        "repeats floats, each its own call's time in ms, and fn's exception raised as it is"):
+    _for_all(timed, times_own_calls, "warmup untimed calls, repeats durations, each its own call's, in ms",
+             examples=60, cases=[(_machine, _device, _warm, _rep, [3.0, 1.0, 5.0])
+                                 for _machine, _device in machines_and_devices() for _warm, _rep in ((0, 1), (2, 0))])
+    _for_all(modes, runs_fn_as_called, "fn runs in the caller's grad mode, inference mode and autocast state",
+             examples=60, cases=[(_machine, "cpu", 1, 1, _mode) for _machine in (None, "cuda") for _mode in MODES])
+    _for_all(failures, passes_fns_error_on, "fn's exception reaches the caller as the same object", examples=60,
+             cases=[("mps", "mps", _warm, 2, _failing, _kind) for _warm in (0, 2) for _failing in range(_warm + 2)
+                    for _kind in ERRORS])
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="time_ms"
@@ -1035,6 +1162,7 @@ def time_ms_cuda_events(fn, warmup=3, repeats=10) -> list:
 
 
 # %% nbgrader={"grade": true, "grade_id": "test_time_ms_cuda_events", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+import time
 from gpucourse.checks import Check
 from gpucourse.simdevice import Workload, simulated_accelerator
 
@@ -1085,6 +1213,93 @@ with Check("time_ms_cuda_events") as check:
                    and all(isinstance(t, float) and 0.8 * r <= t <= r + 150 for t, r in zip(times, true)),
                    "Return each call's own duration, in call order: a pair of events around each timed call, "
                    "each pair still holding that call's time stamps when you read it.")
+    # the whole contract, over its domain: warmup and repeats from 0 up, calls of different lengths (none too); fn
+    # run as the caller would run it, and what it raises reaching the caller
+    from hypothesis import strategies as st
+
+    def events_time_own_calls(c):
+        """time_ms_cuda_events(fn, warmup, repeats) calls fn warmup + repeats times, records no event before the
+        warm-up calls are done and two per timed call, and returns repeats floats, each between its call's own work
+        on the device and the device's time from the end of the previous call's work to the start of the next's."""
+        warmup, repeats, durations = c
+        with simulated_accelerator("cuda") as sim:
+            fn = Workload(sim, durations=durations)
+            called = time.perf_counter()
+            times = time_ms_cuda_events(fn, warmup=warmup, repeats=repeats)
+            returned = time.perf_counter()
+            work = fn.kernels
+            for kernel in work:
+                kernel.done.wait()
+            bounds = []
+            for k in range(warmup, len(work)):
+                after = work[k - 1].finished if k > 0 else called
+                before = work[k + 1].started if k + 1 < len(work) else returned
+                bounds.append(((work[k].finished - work[k].started) * 1e3, (before - after) * 1e3))
+            return (isinstance(times, list) and len(times) == repeats and fn.calls == warmup + repeats
+                    and _untimed_warmups(sim, warmup)
+                    and len([k for k in sim.kernels if k.name == "event"]) >= 2 * repeats
+                    and all(isinstance(t, float) and least - 0.05 <= t <= most + 0.05
+                            for t, (least, most) in zip(times, bounds)))
+
+    def counts():
+        return st.tuples(st.integers(0, 3), st.integers(0, 3))
+
+    timed = st.tuples(counts(), st.lists(st.integers(0, 6).map(float), min_size=1, max_size=3)).map(
+        lambda t: (*t[0], t[1]))
+    check.forall(timed, events_time_own_calls,
+                 "Call fn() warmup times untimed, then time repeats calls (warmup and repeats may be 0) with a pair "
+                 "of events around each, and return a list of repeats floats: each call's own duration in ms, in "
+                 "call order. The input shown is (warmup, repeats, ms of work of each call)",
+                 examples=8, cases=[(0, 0, [1.0]), (2, 0, [1.0]), (0, 1, [4.0]), (1, 3, [6.0, 1.0, 3.0]),
+                                    (3, 2, [2.0, 0.0])])
+
+    from gpucourse.domains import CALLER_MODES as MODES
+    from gpucourse.domains import modes_seen
+
+    def events_run_fn_as_called(c):
+        """Every call of fn sees the grad mode, inference mode and autocast state time_ms_cuda_events was called in."""
+        warmup, repeats, mode = c
+        seen = []
+        with simulated_accelerator("cuda"), MODES[mode]():
+            wanted = modes_seen()
+            time_ms_cuda_events(lambda: seen.append(modes_seen()), warmup=warmup, repeats=repeats)
+        return seen == [wanted] * (warmup + repeats)
+
+    modes = st.tuples(counts(), st.sampled_from(list(MODES))).map(lambda t: (*t[0], t[1]))
+    check.forall(modes, events_run_fn_as_called,
+                 "Call fn() as the caller would: every call of fn (warm-up and timed) runs in the grad mode, "
+                 "inference mode and autocast state time_ms_cuda_events was called in (no torch.no_grad() or "
+                 "torch.inference_mode() of your own). The input shown is (warmup, repeats, the caller's mode)",
+                 examples=8, cases=[(1, 2, mode) for mode in MODES])
+
+    ERRORS = [RuntimeError, ValueError, getattr(torch, "OutOfMemoryError", MemoryError)]
+
+    def events_pass_fns_error_on(c):
+        """fn raises on its call number failing (0 is the first warm-up call): time_ms_cuda_events raises that very
+        object."""
+        warmup, repeats, failing, kind = c
+        error, calls = kind(f"fn failed on call {failing}"), []
+
+        def fn():
+            calls.append(None)
+            if len(calls) == failing + 1:
+                raise error
+
+        with simulated_accelerator("cuda"):
+            try:
+                time_ms_cuda_events(fn, warmup=warmup, repeats=repeats)
+            except type(error) as raised:
+                return raised is error
+        return False
+
+    failures = counts().filter(lambda wr: sum(wr) > 0).flatmap(
+        lambda wr: st.tuples(st.just(wr), st.integers(0, sum(wr) - 1), st.sampled_from(ERRORS))).map(
+        lambda t: (*t[0], t[1], t[2]))
+    check.forall(failures, events_pass_fns_error_on,
+                 "What fn() raises reaches the caller as it is: the very same exception object, from a warm-up "
+                 "call or a timed one (do not catch it, or raise a new one in its place). The input shown is "
+                 "(warmup, repeats, the call of fn that raises, which exception)",
+                 examples=8, cases=[(2, 2, 0, ERRORS[0]), (1, 2, 2, ERRORS[1]), (1, 1, 1, ERRORS[2])])
 
 ### BEGIN HIDDEN TESTS
 import random as _random
@@ -1120,6 +1335,18 @@ if torch.cuda.is_available():   # on a GPU grader, the real thing as well
         _a = torch.randn(1024, 1024, device="cuda")
         _times = time_ms_cuda_events(lambda: _a @ _a, warmup=1, repeats=3)
         assert len(_times) == 3 and all(isinstance(t, float) and t > 0 for t in _times)
+from gpucourse.contract import for_all as _for_all
+with _requirement("time_ms_cuda_events keeps its contract for warmup and repeats from 0 up and calls of different "
+                  "lengths: fn called warmup + repeats times in the caller's grad mode and autocast state, repeats "
+                  "floats, each its own call's time in ms from a pair of events, and fn's exception raised as it is"):
+    _for_all(timed, events_time_own_calls, "warmup untimed calls, repeats durations from event pairs, each its own "
+             "call's, in ms", examples=60, cases=[(_warm, _rep, [5.0, 0.0, 2.0]) for _warm in range(4)
+                                                 for _rep in range(4)])
+    _for_all(modes, events_run_fn_as_called, "fn runs in the caller's grad mode, inference mode and autocast state",
+             examples=60, cases=[(_warm, _rep, _mode) for _warm, _rep in ((0, 1), (2, 0)) for _mode in MODES])
+    _for_all(failures, events_pass_fns_error_on, "fn's exception reaches the caller as the same object",
+             examples=60, cases=[(_warm, 2, _failing, _kind) for _warm in (0, 2) for _failing in range(_warm + 2)
+                                 for _kind in ERRORS])
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="time_ms_cuda_events"

@@ -284,6 +284,81 @@ import warnings
 from gpucourse.amp import OpDtypes
 from gpucourse.checks import Check
 
+# The domain the docstring states: models of the kinds the course builds, ending in a Linear (dropout and BatchNorm
+# too, in training or eval mode), float16 and bfloat16, any criterion (cross-entropy, summed, MSE on float targets,
+# one that autocast leaves in 16 bits), batches of 2 to 8.
+from hypothesis import strategies as st
+from gpucourse import domains
+from gpucourse.contract import snapshot
+
+def record_forwards(module, inputs, output):
+    """A forward hook: each call of the model appends (autocast on?, autocast's dtype, the output) to model.seen."""
+    module.seen.append((torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu"), output))
+
+CRITERIA = (torch.nn.CrossEntropyLoss(), torch.nn.CrossEntropyLoss(reduction="sum"), torch.nn.MSELoss(),
+            lambda logits, target: -logits.gather(1, target[:, None]).mean())   # stays 16-bit under autocast
+#: (model, training, dtype, criterion, batch size, seed)
+amp_cases = st.tuples(st.integers(0, 3), st.booleans(), st.sampled_from([torch.float16, torch.bfloat16]),
+                      st.integers(0, len(CRITERIA) - 1), st.integers(2, 8), st.integers(0, 2**16))
+
+def amp_covering():
+    """A fixed sample, made anew for each property: every model in both modes, both dtypes, every criterion."""
+    return [(m, training, dtype, (m + 2 * training + k) % len(CRITERIA), 2 + m, 10 * m + k)
+            for m in range(4) for training in (True, False) for k, dtype in enumerate((torch.float16, torch.bfloat16))]
+
+def amp_call(case):
+    """(model, x, y, criterion, "cpu", dtype) of a case, fresh and the same every time; the model records its
+    forwards in model.seen."""
+    m, training, dtype, crit, n, seed = case
+    model = domains.model_cases(in_features=5, classes=3)[m].train(training)
+    model.seen = []
+    model.register_forward_hook(record_forwards)
+    x, y = domains.batches([n], in_features=5, classes=3, seed=seed)[0]
+    if crit == 2:   # MSE: a float target of the logits' shape
+        y = torch.randn(n, 3, generator=torch.Generator().manual_seed(seed))
+    return model, x, y, CRITERIA[crit], "cpu", dtype
+
+def one_forward_under_autocast(case):
+    """One forward under autocast with dtype; the logits are its output, in dtype; the loss is criterion(logits, y)
+    as autocast computes it (its dtype too), differentiable; the model as it was (mode, float32 parameters)."""
+    args = amp_call(case)
+    model, x, y, criterion, device_type, dtype = args
+    modes = [mod.training for mod in model.modules()]
+    params = [snapshot(p) for p in model.parameters()]
+    logits, loss = amp_forward(*args)
+    if len(model.seen) != 1 or model.seen[0][:2] != (True, dtype):
+        return False
+    with torch.autocast(device_type=device_type, dtype=dtype):
+        due = criterion(logits.detach(), y)
+    eps = torch.finfo(due.dtype).eps
+    return (logits.dtype == dtype and torch.equal(logits, model.seen[0][2]) and loss.dtype == due.dtype
+            and torch.allclose(loss.detach(), due, rtol=4 * eps, atol=4 * eps) and loss.requires_grad
+            and [mod.training for mod in model.modules()] == modes
+            and [snapshot(p) for p in model.parameters()] == params
+            and all(p.dtype == torch.float32 for p in model.parameters()))
+
+def inputs_unchanged(case):
+    model, x, y, criterion, device_type, dtype = amp_call(case)
+    inputs = (x, y)
+    before = snapshot(inputs)
+    amp_forward(model, x, y, criterion, device_type, dtype)
+    return snapshot(inputs) == before
+
+def error_passes(case):
+    """An exception the criterion raises (inside the autocast block) reaches the caller as the same object, and
+    autocast is off again."""
+    model, x, y, _, device_type, dtype = amp_call(case)
+    raised = ArithmeticError("the criterion failed")
+
+    def failing_criterion(logits, target):
+        raise raised
+
+    try:
+        amp_forward(model, x, y, failing_criterion, device_type, dtype)
+    except Exception as error:  # the student's code may raise anything: what it is is the finding
+        return error is raised and not torch.is_autocast_enabled(device_type)
+    return False
+
 with Check("amp_forward") as check, warnings.catch_warnings():
     warnings.simplefilter("ignore")
     model = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
@@ -320,6 +395,15 @@ with Check("amp_forward") as check, warnings.catch_warnings():
     half_logits, _ = check.call(amp_forward, model, x, y, torch.nn.CrossEntropyLoss(), "cpu", torch.float16)
     check.equal(half_logits.dtype, torch.float16, "Pass dtype on to torch.autocast: with torch.float16 the logits "
                 "must be float16 (CPU autocast's default would be bfloat16).")
+    # the whole contract, over its domain (see amp_cases and amp_covering above)
+    check.forall(amp_cases, one_forward_under_autocast, "One forward pass under torch.autocast(device_type="
+                 "device_type, dtype=dtype): the logits are its output (in dtype), the loss is criterion(logits, y) as "
+                 "computed under autocast (in the dtype autocast gives it), differentiable, and the model is left as "
+                 "it was (its mode, its float32 parameters): for any model (dropout and BatchNorm too, in training or "
+                 "eval mode), dtype and criterion.", examples=10, cases=amp_covering())
+    check.forall(amp_cases, inputs_unchanged, "x and y are not modified.", examples=5, cases=amp_covering()[::4])
+    check.forall(amp_cases, error_passes, "When the criterion raises, its exception reaches the caller as it is (the "
+                 "same object), and autocast is off again.", examples=0, cases=amp_covering()[::4])
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -375,6 +459,21 @@ with warnings.catch_warnings():
         assert _logits.dtype == torch.bfloat16 and _loss.dtype == _rloss.dtype, f"loss {_loss.dtype}"
         assert torch.allclose(_loss.detach().float(), _rloss.detach().float(), rtol=1e-3, atol=1e-3), \
             f"loss {_loss.item()}, expected {_rloss.item()}"
+    from gpucourse.contract import for_all as _for_all
+
+    def _covering():
+        return amp_covering() + [(m, training, dtype, crit, 2, 7 * m + crit) for m in range(4)
+                                 for training in (True, False) for dtype in (torch.float16, torch.bfloat16)
+                                 for crit in range(len(CRITERIA))]
+
+    with _requirement("amp_forward keeps its contract for any model of the course's kinds (dropout and BatchNorm "
+                      "too, in training or eval mode), float16 and bfloat16, and any criterion"):
+        _for_all(amp_cases, one_forward_under_autocast, "one forward under autocast with dtype, its output as the "
+                 "logits, criterion(logits, y) as autocast computes it, differentiable, the model as it was",
+                 examples=100, cases=_covering())
+        _for_all(amp_cases, inputs_unchanged, "x and y not modified", examples=20, cases=_covering()[::5])
+        _for_all(amp_cases, error_passes, "the criterion's exception reaches the caller as the same object, autocast "
+                 "off", examples=10, cases=_covering()[::8])
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="amp_forward"
@@ -595,6 +694,128 @@ class _Probe(torch.nn.Module):
     def forward(self, inputs):
         return self.up(self.block(self.proj(self.flat(inputs))))
 
+# The domain the docstring states: models built of leaves of many kinds (Linear, activations, Dropout, BatchNorm,
+# LayerNorm, Flatten, Identity), nested in Sequentials and in blocks of their own, a model that is itself a leaf,
+# leaves that never run or run in another order than they are defined, one leaf under two names, hooks of the
+# model's own, in training or eval mode; float16 and bfloat16. Each leaf logs what it ran, so the models themselves
+# say what the answer must report.
+from hypothesis import strategies as st
+from gpucourse import contract
+
+LOG = []
+
+def logged(cls):
+    """cls as a leaf that logs each forward: itself, its output dtype, and the autocast state it ran under."""
+    class Logged(cls):
+        def forward(self, *inputs):
+            out = super().forward(*inputs)
+            LOG.append((self, out.dtype, torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu")))
+            return out
+    Logged.__name__ = Logged.__qualname__ = cls.__name__
+    return Logged
+
+LLinear, LReLU, LGELU, LDropout, LBatchNorm, LLayerNorm, LFlatten, LIdentity = map(logged, (
+    torch.nn.Linear, torch.nn.ReLU, torch.nn.GELU, torch.nn.Dropout, torch.nn.BatchNorm1d, torch.nn.LayerNorm,
+    torch.nn.Flatten, torch.nn.Identity))
+
+class Block(torch.nn.Module):
+    """A block of its own: a module with children, so not a leaf."""
+    def __init__(self, d, h):
+        super().__init__()
+        self.fc, self.act, self.norm = LLinear(d, h), LGELU(), LLayerNorm(h)
+
+    def forward(self, inputs):
+        return self.norm(self.act(self.fc(inputs)))
+
+class Reordered(torch.nn.Module):
+    """Leaves defined in one order and run in another; one never runs; one leaf under two names."""
+    def __init__(self, d, h, k):
+        super().__init__()
+        self.head = LLinear(h, k)
+        self.spare = LLinear(k, k)              # never runs
+        self.act = LReLU()
+        self.alias = self.act                   # the same leaf, a second name: named_modules() gives "act"
+        self.stem = torch.nn.Sequential(LFlatten(), Block(d, h))
+
+    def forward(self, inputs):
+        return self.head(self.alias(self.stem(inputs)))
+
+class Raising(torch.nn.Module):
+    """A leaf that raises its own exception object."""
+    def forward(self, inputs):
+        self.error = ValueError("this leaf fails")
+        raise self.error
+
+#: (model, training, dtype, batch size, seed)
+leaf_cases = st.tuples(st.integers(0, 3), st.booleans(), st.sampled_from([torch.float16, torch.bfloat16]),
+                       st.integers(2, 5), st.integers(0, 2**16))
+
+def leaf_covering():
+    """A fixed sample, made anew for each property: every model in both modes and both dtypes."""
+    return [(kind, training, dtype, 2 + kind, kind) for kind in range(4) for training in (True, False)
+            for dtype in (torch.float16, torch.bfloat16)]
+
+def leaf_call(case):
+    """(model, x, calls): a fresh model of the case, with a forward hook and a forward pre-hook of its own on its
+    first leaf, each appending to calls when it fires."""
+    kind, training, dtype, n, seed = case
+    d, h, k = 4, 6, 3
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        model = [lambda: LLinear(d, k),
+                 lambda: torch.nn.Sequential(LFlatten(), LLinear(d, h), LReLU(), LDropout(0.5), LLinear(h, k)),
+                 lambda: torch.nn.Sequential(LLinear(d, h), LBatchNorm(h), LIdentity(), LLinear(h, k)),
+                 lambda: Reordered(d, h, k)][kind]().train(training)
+        x = torch.randn(n, d)
+    calls = []
+    first = next(m for m in model.modules() if next(m.children(), None) is None)
+    first.register_forward_hook(lambda module, inputs, output: calls.append("hook"))
+    first.register_forward_pre_hook(lambda module, inputs: calls.append("pre-hook"))
+    return model, x, calls
+
+def hooks_of(model):
+    from torch.nn.modules import module as torch_module
+    return ([(len(m._forward_hooks), len(m._forward_pre_hooks)) for m in model.modules()],
+            len(torch_module._global_forward_hooks), len(torch_module._global_forward_pre_hooks))
+
+def reports_what_ran(case):
+    """One forward pass under autocast with dtype; one entry per leaf that ran (as the leaves themselves logged it),
+    named as named_modules() names it, in the order they ran, with the dtype its forward returned."""
+    model, x, calls = leaf_call(case)
+    names = {id(m): name for name, m in model.named_modules()}
+    LOG.clear()
+    got = output_dtypes(model, x, "cpu", case[2])
+    ran = list(LOG)
+    return (isinstance(got, dict) and calls == ["pre-hook", "hook"] and len({id(e[0]) for e in ran}) == len(ran)
+            and all(on and low == case[2] for _, _, on, low in ran)
+            and list(got.items()) == [(names[id(leaf)], out) for leaf, out, _, _ in ran])
+
+def model_as_found(case):
+    """The model comes back as it was: its own hooks (and only those) still there and firing, every module in the
+    mode it was in, the same parameters."""
+    model, x, calls = leaf_call(case)
+    before = (hooks_of(model), [m.training for m in model.modules()],
+              [contract.snapshot(p) for p in model.parameters()])
+    output_dtypes(model, x, "cpu", case[2])
+    after = (hooks_of(model), [m.training for m in model.modules()],
+             [contract.snapshot(p) for p in model.parameters()])
+    calls.clear()
+    model(x)
+    return before == after and calls == ["pre-hook", "hook"]
+
+def leaf_error_passes(case):
+    """When model(x) raises, the exception reaches the caller as it is (the same object), every hook added is
+    removed, and autocast is off again."""
+    model, x, calls = leaf_call(case)
+    failing = torch.nn.Sequential(model, Raising())
+    before = hooks_of(failing)
+    try:
+        output_dtypes(failing, x, "cpu", case[2])
+    except Exception as error:  # the student's code may raise anything: what it is is the finding
+        return (error is getattr(failing[1], "error", None) and hooks_of(failing) == before
+                and not torch.is_autocast_enabled("cpu"))
+    return False
+
 with Check("output_dtypes") as check, warnings.catch_warnings():
     warnings.simplefilter("ignore")
     probe = _Probe()
@@ -640,6 +861,18 @@ with Check("output_dtypes") as check, warnings.catch_warnings():
         raised = True
     check.equal(_hook_count(broken), 0, "Remove your hooks even when the forward pass raises (try/finally)")
     check.that(raised, "When model(x) raises, let the exception reach the caller (do not catch it).")
+    # the whole contract, over its domain (see leaf_cases and leaf_covering above)
+    check.forall(leaf_cases, reports_what_ran, "One forward pass of x under torch.autocast(device_type=device_type, "
+                 "dtype=dtype); one entry per leaf module (a module without children, not a block of your own that "
+                 "has some) that ran, named as model.named_modules() names it (a leaf reachable under two names has "
+                 "one), in the order the leaves ran, with the dtype its forward returned: for any nesting, in "
+                 "training or eval mode, with float16 or bfloat16.", examples=10, cases=leaf_covering())
+    check.forall(leaf_cases, model_as_found, "The model comes back as it was: every hook you added removed, its "
+                 "own hooks still there and firing, every module in the mode it was in (train or eval).",
+                 examples=10, cases=leaf_covering())
+    check.forall(leaf_cases, leaf_error_passes, "When model(x) raises, its exception reaches the caller as it is (the "
+                 "same object, not a new one), your hooks are removed, and autocast is off again.", examples=5,
+                 cases=leaf_covering()[::2])
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -718,6 +951,24 @@ with warnings.catch_warnings():
     with _requirement("when model(x) raises, the hooks are removed (try/finally) and the exception propagates"):
         assert _hook_count(_bad) == 1, f"{_hook_count(_bad)} hooks after the call, 1 (the model's own) before"
         assert _raised, "the exception was swallowed"
+from gpucourse.contract import for_all as _for_all
+
+def _covering():
+    return leaf_covering() + [(kind, training, dtype, 2, 100 + kind) for kind in range(4) for training in (True, False)
+                              for dtype in (torch.float16, torch.bfloat16)]
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    with _requirement("output_dtypes keeps its contract for any nesting (blocks of their own too), a model that is "
+                      "itself a leaf, leaves that never run or run out of order, a leaf under two names, hooks of "
+                      "the model's own, training or eval mode, float16 and bfloat16"):
+        _for_all(leaf_cases, reports_what_ran, "one forward under autocast; one entry per leaf that ran, named as "
+                 "named_modules() names it, in the order they ran, with its output dtype", examples=60,
+                 cases=_covering())
+        _for_all(leaf_cases, model_as_found, "the model as it was: only its own hooks, still firing, every mode kept",
+                 examples=40, cases=_covering())
+        _for_all(leaf_cases, leaf_error_passes, "the exception propagates as the same object, hooks removed, autocast "
+                 "off", examples=20, cases=_covering()[::2])
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="output_dtypes"
@@ -1160,6 +1411,32 @@ def _fingerprint(key, value):
 _DOCUMENTED_FINGERPRINTS = {"matmul": "10f3cc14dac65d40", "softmax": "9807f533ded15a46",
                             "cross_entropy": "d54b7e32dffbefbe", "sum": "1ac681a26207514c", "add": "652a90be7305228d"}
 
+def _left_switched():
+    """What the answer cell left switched in torch (an autocast block entered and not left, grad mode off, another
+    default dtype), each put back so that later cells run as they should."""
+    left = []
+    for device in ("cpu", "cuda"):
+        if torch.is_autocast_enabled(device):
+            left.append(f"autocast on {device} is still enabled")
+            torch.set_autocast_enabled(device, False)
+    from gpucourse.contract import torch_state
+    level = torch_state()["the number of autocast blocks entered and not left"]
+    while level > 0:
+        level = torch.autocast_decrement_nesting()
+    if not torch.is_grad_enabled():
+        left.append("grad mode is off")
+        torch.set_grad_enabled(True)
+    if torch.get_default_dtype() != torch.float32:
+        left.append(f"the default dtype is {torch.get_default_dtype()}")
+        torch.set_default_dtype(torch.float32)
+    return left
+
+# Read before the check starts (it compares torch's settings at its end with those at its start), once per answer:
+# running this cell again must not find the settings it put back and pass.
+answer_left = globals().get("answer_left")
+if answer_left is None or answer_left[0] is not CUDA_AUTOCAST_ANSWERS:
+    answer_left = (CUDA_AUTOCAST_ANSWERS, _left_switched())
+left = answer_left[1]
 with Check("CUDA_AUTOCAST_ANSWERS") as check:
     answers = CUDA_AUTOCAST_ANSWERS
     if answers is None:            # still the skeleton's placeholder
@@ -1172,6 +1449,8 @@ with Check("CUDA_AUTOCAST_ANSWERS") as check:
         check.that(_fingerprint(key, answers[key]) == _DOCUMENTED_FINGERPRINTS[key],
                    f"{key!r}: not the dtype the docs' CUDA lists give. Look the operation up in the CUDA part of "
                    "the Autocast Op Reference (an operation on no list runs in the type its inputs promote to).")
+    check.that(not left, "Your cell must leave torch as it found it (enter autocast with a `with` block, never by "
+               f"hand): {'; '.join(left)}.")
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -1190,6 +1469,8 @@ for _op, _dtype in _CUDA_DOCUMENTED.items():
     with _requirement(f"{_op!r}: the dtype the docs' CUDA lists give for it under float16 autocast"):
         assert isinstance(CUDA_AUTOCAST_ANSWERS[_op], torch.dtype), f"got {CUDA_AUTOCAST_ANSWERS[_op]!r}"
         assert CUDA_AUTOCAST_ANSWERS[_op] == _dtype, f"got {CUDA_AUTOCAST_ANSWERS[_op]}, expected {_dtype}"
+with _requirement("the answer cell leaves torch's settings as it found them (no autocast block left entered)"):
+    assert not left, "; ".join(left)
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="CUDA_AUTOCAST_ANSWERS"

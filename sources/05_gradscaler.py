@@ -160,7 +160,70 @@ def underflow_fraction(t, dtype=torch.float16) -> float:
 
 
 # %% nbgrader={"grade": true, "grade_id": "test_underflow_fraction", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+import math
+import warnings
+from hypothesis import strategies as st
+from gpucourse import domains
 from gpucourse.checks import Check
+from gpucourse.contract import snapshot
+
+# The domain the docstring states: every input dtype torch can count in (bool, integers, the floating types,
+# complex), shapes () and zero-size included, transposed views, values from 0 and -0.0 through float16's ties to
+# beyond its range, and every floating dtype to convert to.
+IN_DTYPES = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
+             torch.bfloat16, torch.float32, torch.float64, torch.complex64, torch.complex128)
+TARGETS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+EDGES = [0.0, -0.0, 1.0, -3.0, 1e-3, -1e-5, 6e-8, 4e-8, -3e-8, 2.0**-24, 2.0**-25, -2.0**-25, 2.0**-25 * 1.01,
+         2e-8, 1e-9, 1e-30, -1e-39, 1e-42, 2.0**-134, 2.0**-150, 1e-50, 7e4, -1e5, 1e39]
+
+def make(values, shape, dtype, transposed=False):
+    """A tensor of dtype and shape holding values (Python floats) as that dtype holds them."""
+    v = torch.tensor(values, dtype=torch.float64).reshape(shape)
+    if dtype is torch.bool:
+        t = v != 0
+    elif dtype.is_complex:
+        t = torch.complex(v, v.reshape(-1).roll(1).reshape(shape)).to(dtype)
+    elif not dtype.is_floating_point:
+        t = v.clamp(-1e6, 1e6).round().clamp(torch.iinfo(dtype).min, torch.iinfo(dtype).max).to(dtype)
+    else:
+        t = v.to(dtype)
+    return t.transpose(0, -1) if transposed and t.dim() >= 2 else t
+
+def tensors_of(shape):
+    size = math.prod(shape)
+    return st.builds(make, st.lists(st.one_of(st.sampled_from(EDGES), st.floats(allow_nan=False)),
+                                    min_size=size, max_size=size),
+                     st.just(shape), st.sampled_from(IN_DTYPES), st.booleans())
+
+calls = st.tuples(domains.shapes(max_dims=3, max_side=3).flatmap(tensors_of), st.sampled_from(TARGETS))
+
+def covering():
+    """A fixed sample, made anew for each property: every input dtype in the shapes (), (0,), (2, 0), (2, 3) and a
+    transposed (4, 6), with every dtype to convert to."""
+    return [(t, target) for dtype in IN_DTYPES for target in TARGETS
+            for t in (make([1e-9], (), dtype), make([], (0,), dtype), make([], (2, 0), dtype),
+                      make([0.0, 1e-9, -0.0, 3e-8, 7e4, 1e-42], (2, 3), dtype),
+                      make(EDGES, (4, 6), dtype, transposed=True))]
+
+def fraction_in_range(c):
+    got = underflow_fraction(*c)
+    return isinstance(got, float) and 0.0 <= got <= 1.0 and (got == 0.0 or bool((c[0] != 0).any()))
+
+def entry_by_entry(c):
+    """The fraction is the share, among the non-zero entries, of those that become 0 when converted: each entry alone
+    (a 1-entry tensor) gives 1.0 when it does, 0.0 when it does not or is zero already."""
+    t, target = c
+    flat = t.reshape(-1)
+    alone = [underflow_fraction(flat[i:i + 1], target) for i in range(flat.numel())]
+    due = [float(bool(e != 0) and bool(e.to(target) == 0)) for e in flat[:, None]]
+    nonzero = int((flat != 0).sum())
+    share = sum(alone) / nonzero if nonzero else 0.0
+    return alone == due and math.isclose(underflow_fraction(t, target), share, abs_tol=1e-6)
+
+def unchanged(c):
+    before = snapshot(c)
+    underflow_fraction(*c)
+    return snapshot(c) == before
 
 with Check("underflow_fraction") as check:
     t = torch.tensor([1.0, 1e-9, 0.0, 0.0, -1e-9, 1e-4])
@@ -186,6 +249,15 @@ with Check("underflow_fraction") as check:
     check.close(underflow_fraction(torch.tensor([1e-50, 1.0, 0.0, 1e-60], dtype=torch.float64)), 2 / 3,
                 "Any input dtype: a float64 tensor's entries count as they are, also those too small for float32.")
     check.close(got, 0.5, "Two of the four non-zero entries underflow in float16; zeros do not count.")
+    # the whole contract, over its domain (see calls and covering above)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # complex to real discards the imaginary part, with a warning
+        check.forall(calls, fraction_in_range, "A Python float in [0, 1], and 0.0 for a tensor without non-zero "
+                     "entries: for any shape (() and zero-size ones too) and any input dtype.", cases=covering())
+        check.forall(calls, entry_by_entry, "The fraction of the non-zero entries that become exactly zero when "
+                     "converted to dtype (an entry that becomes inf is not lost): for any shape, any input dtype "
+                     "and any dtype to convert to.", cases=covering())
+        check.forall(calls, unchanged, "t itself is not modified.", cases=covering())
 
 ### BEGIN HIDDEN TESTS
 import math as _math
@@ -232,6 +304,23 @@ for _dtype in (torch.float16, torch.bfloat16, torch.float32):
         _got = underflow_fraction(_t, _dtype)
         _expected = len(_tiny) / (len(_tiny) + len(_big))
         assert _math.isclose(_got, _expected, abs_tol=1e-6), f"got {_got}, expected {_expected}"
+from gpucourse.contract import for_all as _for_all
+
+def _covering():
+    return [(t, target) for dtype in IN_DTYPES for target in TARGETS
+            for t in (make([-1e-9], (), dtype), make([0.0], (), dtype), make([], (0,), dtype),
+                      make([], (1, 0, 2), dtype), make(EDGES[::-1], (24,), dtype),
+                      make(EDGES, (2, 3, 4), dtype, transposed=True), make([0.0] * 6, (3, 2), dtype, transposed=True))]
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    with _requirement("underflow_fraction keeps its contract for any shape (() and zero-size too), any input dtype "
+                      "(bool, integers, floating, complex) and any floating dtype to convert to"):
+        _for_all(calls, fraction_in_range, "a Python float in [0, 1], 0.0 without non-zero entries", examples=300,
+                 cases=_covering())
+        _for_all(calls, entry_by_entry, "the share of the non-zero entries that become exactly zero when converted",
+                 examples=300, cases=_covering())
+        _for_all(calls, unchanged, "t is not modified", examples=300, cases=_covering())
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="underflow_fraction"
@@ -514,6 +603,153 @@ def _moved(model, start):
     """How far a step moved the parameters: the norm of the change, over all of them."""
     return math.sqrt(sum(((p.detach() - q) ** 2).sum().item() for p, q in zip(model.parameters(), start)))
 
+# The domain the docstring states: models of the kinds the course builds (dropout and BatchNorm too), optimizers
+# with one or several parameter groups, float16 and bfloat16, max_norm None or a positive number (an int too), a
+# scaler enabled or not (GradScaler(enabled=False), as often with bfloat16), any criterion.
+import contextlib
+from hypothesis import strategies as st
+from gpucourse import contract, domains
+
+class Counted(torch.nn.Module):
+    """A model that records each forward: the grad mode and autocast state it ran under, and its output."""
+    def __init__(self, inner):
+        super().__init__()
+        self.inner, self.seen = inner, []
+
+    def forward(self, x):
+        out = self.inner(x)
+        self.seen.append({"grad": torch.is_grad_enabled(), "autocast": torch.is_autocast_enabled("cpu"),
+                          "dtype": torch.get_autocast_dtype("cpu"), "out": out.detach()})
+        return out
+
+CRITERIA = (torch.nn.CrossEntropyLoss(), torch.nn.CrossEntropyLoss(reduction="sum"),
+            lambda out, target: torch.nn.functional.cross_entropy(out, target, label_smoothing=0.1))
+MAX_NORMS = (None, 1e-3, 0.05, 1, 2, 1e6)
+#: (model, optimizer, dtype, max_norm, init_scale, scaler enabled, criterion, batch size, seed, input scale)
+step_cases = st.tuples(st.integers(0, 3), st.integers(0, 3), st.sampled_from([torch.float16, torch.bfloat16]),
+                       st.sampled_from(MAX_NORMS), st.sampled_from([1.0, 2.0**4, 2.0**10]), st.booleans(),
+                       st.integers(0, len(CRITERIA) - 1), st.integers(2, 8), st.integers(0, 2**16),
+                       st.sampled_from([1.0, 5.0]))
+
+def step_covering(both_dtypes=False):
+    """A fixed sample, made anew for each property: every model with every optimizer, both dtypes, every max_norm
+    (an int one with two parameter groups too), the scaler enabled and disabled, every criterion; both_dtypes: each
+    of them in both dtypes."""
+    dtypes = (torch.float16, torch.bfloat16)
+    return [(m, o, dtypes[(i + j) % 2], MAX_NORMS[i % len(MAX_NORMS)], 2.0**10, i % 3 != 1, i % len(CRITERIA), 6,
+             i, 1.0 if i % 4 == 3 else 5.0)
+            for j in range(2 if both_dtypes else 1) for i, (m, o) in enumerate((m, o) for m in range(4)
+                                                                               for o in range(4))]
+
+@contextlib.contextmanager
+def one_thread():
+    """Tiny tensors: one thread is faster than several that wait for each other (the setting is put back)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+def run_step(case, stale=False, sgd_lr_1=False, **changes):
+    """One step of a fresh, seeded case: (the loss returned, the model, the scaler, its parameters before); stale:
+    every parameter starts with a gradient left over; sgd_lr_1: plain SGD with lr=1 (one or two groups), so that the
+    parameters move by exactly the (clipped) gradient."""
+    m, o, dtype, max_norm, init_scale, enabled, crit, n, seed, x_scale = case
+    max_norm, init_scale = changes.get("max_norm", max_norm), changes.get("init_scale", init_scale)
+    model = Counted(domains.model_cases(in_features=5, classes=3)[m])
+    if sgd_lr_1:
+        named = list(model.named_parameters())
+        groups = [[p for name, p in named if name.endswith("weight")], [p for name, p in named
+                                                                       if not name.endswith("weight")]]
+        optimizer = torch.optim.SGD([{"params": g} for g in groups] if o % 2 else model.parameters(), lr=1.0)
+    else:
+        optimizer = domains.optimizer_cases(model)[o]
+    x, y = domains.batches([n], in_features=5, classes=3, seed=seed)[0]
+    if stale:
+        for p in model.parameters():
+            p.grad = torch.full_like(p, 0.25)
+    start = [p.detach().clone() for p in model.parameters()]
+    scaler = torch.amp.GradScaler("cpu", init_scale=init_scale, growth_interval=1, enabled=enabled)
+    with torch.random.fork_rng(devices=[]):   # dropout draws the same masks in every run of a case
+        torch.manual_seed(seed)
+        loss = scaled_train_step(model, x * x_scale, y, optimizer, scaler, CRITERIA[crit], "cpu", dtype=dtype,
+                                 max_norm=max_norm)
+    return loss, model, scaler, start
+
+def one_forward_under_autocast(case):
+    """One forward, with grad enabled and autocast on with dtype; the loss returned is that forward's loss, a Python
+    float; the parameters stay float32; the scaler was updated (growth_interval=1: doubled, or halved on inf)."""
+    m, o, dtype, max_norm, init_scale, enabled, crit, n, seed, x_scale = case
+    loss, model, scaler, _ = run_step(case)
+    if len(model.seen) != 1:
+        return False
+    seen = model.seen[0]
+    x, y = domains.batches([n], in_features=5, classes=3, seed=seed)[0]
+    due = float(CRITERIA[crit](seen["out"].float(), y))
+    eps = torch.finfo(dtype).eps
+    return (seen["grad"] and seen["autocast"] and seen["dtype"] == dtype and isinstance(loss, float)
+            and math.isclose(loss, due, rel_tol=8 * eps, abs_tol=8 * eps)
+            and all(p.dtype == torch.float32 for p in model.parameters())
+            and scaler.get_scale() in ((init_scale * 2, init_scale / 2) if enabled else (1.0,)))
+
+def same_parameters(a, b, rtol=1e-5, atol=1e-7):
+    return all(torch.allclose(p, q, rtol=rtol, atol=atol) for p, q in zip(a.parameters(), b.parameters()))
+
+def stale_gradients_ignored(case):
+    """Gradients left from an earlier step on every parameter (in every parameter group) change nothing."""
+    fresh, stale = run_step(case), run_step(case, stale=True)
+    return fresh[0] == stale[0] and same_parameters(fresh[1], stale[1])
+
+def clipped_to_total_norm(case):
+    """With plain SGD at lr=1 a step moves the parameters by the gradient: with max_norm it moves by the gradient
+    scaled to a total norm of at most max_norm (over all parameters, in every group); with None by all of it."""
+    def moved(**changes):
+        _, model, _, start = run_step(case, sgd_lr_1=True, **changes)
+        return [p.detach() - q for p, q in zip(model.parameters(), start)]
+    full, clipped, huge = moved(max_norm=None), moved(), moved(max_norm=1e30)
+    norm = math.sqrt(sum(float((d.double() ** 2).sum()) for d in full))
+    max_norm = case[3]
+    factor = 1.0 if max_norm is None else min(1.0, max_norm / (norm + 1e-6))
+    return (all(torch.allclose(c, f * factor, rtol=1e-3, atol=1e-6) for c, f in zip(clipped, full))
+            and all(torch.allclose(h, f, rtol=1e-5, atol=1e-6) for h, f in zip(huge, full)))
+
+def scale_does_not_matter(case):
+    """The scale is divided out again: the same step with another (non-overflowing) scale gives the same
+    parameters."""
+    return same_parameters(run_step(case, sgd_lr_1=True, init_scale=2.0**3)[1],
+                           run_step(case, sgd_lr_1=True, init_scale=2.0**8)[1], rtol=1e-3, atol=1e-6)
+
+def inputs_unchanged(case):
+    m, o, dtype, max_norm, init_scale, enabled, crit, n, seed, x_scale = case
+    x, y = domains.batches([n], in_features=5, classes=3, seed=seed)[0]
+    model = Counted(domains.model_cases(in_features=5, classes=3)[m])
+    inputs = (x, y)
+    before = contract.snapshot(inputs)
+    scaled_train_step(model, x, y, domains.optimizer_cases(model)[o], torch.amp.GradScaler("cpu", enabled=enabled),
+                      CRITERIA[crit], "cpu", dtype=dtype, max_norm=max_norm)
+    return contract.snapshot(inputs) == before
+
+class Boom(Exception):
+    """What the model below raises."""
+
+class Failing(torch.nn.Linear):
+    """A model whose forward raises its own exception object."""
+    def forward(self, x):
+        self.error = Boom("the model failed")
+        raise self.error
+
+def error_passes():
+    """True when the exception the model raises reaches the caller as the same object."""
+    failing = Failing(5, 3)
+    try:
+        scaled_train_step(failing, torch.randn(4, 5), torch.tensor([0, 1, 2, 0]),
+                          torch.optim.SGD(failing.parameters(), lr=0.1), torch.amp.GradScaler("cpu"),
+                          torch.nn.CrossEntropyLoss(), "cpu")
+    except Exception as error:  # the student's code may raise anything: what it is is the finding
+        return error is getattr(failing, "error", None)
+    return False
+
 with Check("scaled_train_step") as check, warnings.catch_warnings():
     warnings.simplefilter("ignore")
     def mlp():
@@ -588,6 +824,27 @@ with Check("scaled_train_step") as check, warnings.catch_warnings():
     check.that(scaler.get_scale() == 2.0**11 and all(torch.isfinite(p).all() for p in model.parameters())
                and any(not torch.equal(p, q) for p, q in zip(model.parameters(), start)),
                "Gradients left from an earlier step must not count: zero them first (optimizer.zero_grad()).")
+    # the whole contract, over its domain (see step_cases and step_covering above)
+    with one_thread():
+        check.forall(step_cases, one_forward_under_autocast, "One forward and loss under torch.autocast(device_type="
+                     "device_type, dtype=dtype) with the criterion you are given; return that forward's loss as a "
+                     "Python float, keep the parameters float32, end with scaler.update(): for any model (dropout and "
+                     "BatchNorm too), optimizer, dtype, max_norm, criterion, and a scaler enabled or not.",
+                     examples=10, cases=step_covering())
+        check.forall(step_cases, stale_gradients_ignored, "Zero the gradients first: gradients left on the "
+                     "parameters (in every parameter group of the optimizer) must not change the step.",
+                     examples=10, cases=step_covering())
+        check.forall(step_cases, clipped_to_total_norm, "If max_norm is not None (None or a positive number, an "
+                     "int too): scaler.unscale_(optimizer), then clip the gradients' total norm (over all the "
+                     "parameters, whatever the optimizer's parameter groups) to max_norm; with None nothing is "
+                     "clipped.", examples=10, cases=step_covering())
+        check.forall(step_cases, scale_does_not_matter, "Backward through scaler.scale(loss) and step with "
+                     "scaler.step(optimizer): the scale is divided out, so the step does not depend on it.",
+                     examples=5, cases=step_covering()[::3])
+        check.forall(step_cases, inputs_unchanged, "x and y are not modified.", examples=5,
+                     cases=step_covering()[::3])
+        check.that(error_passes(), "An exception raised by the model must reach the caller as it is (the same "
+                   "exception object), not be caught or replaced.")
 
 ### BEGIN HIDDEN TESTS
 def _reference_step(model, x, y, optimizer, scaler, criterion, device_type, dtype, max_norm, loss_inside=True):
@@ -666,6 +923,28 @@ with warnings.catch_warnings():
                 f"tracker {int(_scalers[0]._growth_tracker)}, expected {int(_scalers[1]._growth_tracker)}"
         with _requirement("autocast is off again after the step"):
             assert not torch.is_autocast_enabled(_case[0])
+    from gpucourse.contract import for_all as _for_all
+
+    def _covering():
+        return step_covering(both_dtypes=True) + [
+            (m, o, dtype, max_norm, 2.0**4, enabled, crit, 3, 7 * m + o, 5.0) for m in range(4) for o in (1, 3)
+            for dtype in (torch.float16, torch.bfloat16) for max_norm, enabled, crit in ((1, True, 1), (2, False, 2))]
+
+    with _requirement("scaled_train_step keeps its contract for any model (dropout and BatchNorm too), optimizer "
+                      "(several parameter groups too), float16 and bfloat16, max_norm None or a positive number, "
+                      "any criterion, and a scaler enabled or not"), one_thread():
+        _for_all(step_cases, one_forward_under_autocast, "one forward and loss under autocast(device_type, dtype) "
+                 "with the criterion given, its loss returned as a float, float32 parameters, scaler.update()",
+                 examples=60, cases=_covering())
+        _for_all(step_cases, stale_gradients_ignored, "the gradients zeroed first, in every parameter group",
+                 examples=60, cases=_covering())
+        _for_all(step_cases, clipped_to_total_norm, "with max_norm the gradients' total norm clipped to it after "
+                 "unscale_, over all parameters; with None nothing clipped", examples=60, cases=_covering())
+        _for_all(step_cases, scale_does_not_matter, "the step does not depend on the scale", examples=30,
+                 cases=_covering()[::3])
+        _for_all(step_cases, inputs_unchanged, "x and y not modified", examples=30, cases=_covering()[::3])
+    with _requirement("an exception raised by the model reaches the caller as the same object"):
+        assert error_passes(), "the model's exception was caught or replaced"
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="scaled_train_step"
@@ -1155,6 +1434,54 @@ def _typed(out):
     return (isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], float)
             and isinstance(out[1], int) and not isinstance(out[1], bool))
 
+# The domain the docstring states: a scale as a float or an int (powers of two and not, below 1 and far above 2**24),
+# a tracker below growth_interval, found_inf, and factors and intervals as GradScaler takes them (an int
+# growth_factor too), never growing a scale beyond float32's range.
+from hypothesis import strategies as st
+
+SCALES = (1.0, 2.0**16, 3.0, 0.1, 2.0**-20, 2.0**40, 12345.678, 1, 3, 2**10, 2**16, 2**30)
+FACTORS = ((2.0, 0.5), (4.0, 0.25), (1.5, 0.8), (3.0, 0.1), (2, 0.5), (4, 0.5))
+INTERVALS = (1, 2, 3, 7, 2000)
+
+def rule_calls(max_interval=2000):
+    """(scale, growth_tracker, found_inf, growth_factor, backoff_factor, growth_interval)."""
+    scale = st.one_of(st.sampled_from(SCALES), st.floats(2.0**-60, 2.0**60), st.integers(1, 2**40))
+    return st.tuples(scale, st.sampled_from([i for i in INTERVALS if i <= max_interval]),
+                     st.sampled_from(FACTORS), st.booleans(), st.integers(0, 10**6)).map(
+        lambda c: (c[0], c[4] % c[1], c[3], c[2][0], c[2][1], c[1]))
+
+def rule_covering(intervals=INTERVALS):
+    """Every scale of SCALES with every pair of factors, inf or not, and a tracker just before the interval, at 0,
+    and in between."""
+    return [(scale, tracker, found_inf, growth, backoff, interval)
+            for scale in SCALES for growth, backoff in FACTORS for found_inf in (True, False)
+            for interval in intervals for tracker in sorted({interval - 1, 0, interval // 2})]
+
+def one_update(c):
+    """The pair after one update, as the docstring states it: on inf (scale * backoff_factor, 0); otherwise the
+    tracker counts one more clean step; when it reaches growth_interval (scale * growth_factor, 0); before that
+    (scale, growth_tracker + 1). The scale a Python float (to float32's precision), the tracker a Python int."""
+    scale, tracker, found_inf, growth, backoff, interval = c
+    out = next_scale(scale, tracker, found_inf, growth, backoff, interval)
+    if not _typed(out):
+        return False
+    factor, due_tracker = ((backoff, 0) if found_inf else (growth, 0) if tracker + 1 == interval else
+                           (1.0, tracker + 1))
+    return math.isclose(out[0], scale * factor, rel_tol=1e-5) and out[1] == due_tracker
+
+def clean_run_then_inf(c):
+    """From a tracker of 0, growth_interval clean updates leave the scale as it is until the last, which multiplies
+    it by growth_factor and sets the tracker back to 0; an inf then multiplies it by backoff_factor."""
+    scale, _, _, growth, backoff, interval = c
+    pairs = [(scale, 0)]
+    for _ in range(interval):
+        pairs.append(next_scale(*pairs[-1], False, growth_factor=growth, backoff_factor=backoff,
+                                growth_interval=interval))
+    pairs.append(next_scale(*pairs[-1], True, growth_factor=growth, backoff_factor=backoff,
+                            growth_interval=interval))
+    due = [(float(scale), k) for k in range(1, interval)] + [(scale * growth, 0), (scale * growth * backoff, 0)]
+    return _same(pairs[1:], due)
+
 with Check("next_scale") as check:
     out = check.call(next_scale, 8.0, 0, False)
     check.that(isinstance(out, tuple) and len(out) == 2, f"Return a tuple (scale, growth_tracker) (got {out!r})")
@@ -1188,6 +1515,15 @@ with Check("next_scale") as check:
     check.that(_same(mine, real), "Replayed through 10 updates (overflow at updates 2 and 6, growth_factor=4.0, "
                f"growth_interval=3), your (scale, tracker) sequence differs from torch.amp.GradScaler's {real} "
                f"(got {mine})")
+    # the whole rule, over its domain (see rule_calls and rule_covering above)
+    check.forall(rule_calls(), one_update, "One update: on inf (scale * backoff_factor, 0); otherwise the tracker "
+                 "counts one more clean step, and when it reaches growth_interval (scale * growth_factor, 0), before "
+                 "that (scale, growth_tracker + 1); the scale a Python float (also from an int), the tracker a Python "
+                 "int: for any scale (below 1, far above 2**24, not a power of two), factors and interval.",
+                 cases=rule_covering())
+    check.forall(rule_calls(max_interval=7), clean_run_then_inf, "From a tracker of 0, growth_interval clean "
+                 "updates keep the scale until the last, which multiplies it by growth_factor and resets the "
+                 "tracker; an inf then multiplies it by backoff_factor.", cases=rule_covering(intervals=(1, 3, 7)))
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -1231,6 +1567,13 @@ with _requirement("returns (a Python float, a Python int)"):
     for _args in [(1.0, 0, False), (3.0, 2, True), (8.0, 0, False, 2.0, 0.5, 1), (_int_scale, 0, False),
                   (_int_scale, 1, False, 2.0, 0.5, 5), (_int_scale, 0, False, 2.0, 0.5, 1), (_int_scale, 2, True)]:
         assert _typed(next_scale(*_args)), f"next_scale{_args} returned {next_scale(*_args)!r}"
+from gpucourse.contract import for_all as _for_all
+with _requirement("next_scale keeps the rule for any scale (a float or an int, below 1, far above 2**24, not a "
+                  "power of two), any factors (an int growth_factor too), tracker and interval"):
+    _for_all(rule_calls(), one_update, "one update as the docstring states it, a Python float and a Python int",
+             examples=300, cases=rule_covering(intervals=(1, 2, 3, 5, 7, 2000)))
+    _for_all(rule_calls(max_interval=7), clean_run_then_inf, "growth_interval clean updates then an inf",
+             examples=300, cases=rule_covering(intervals=(1, 2, 3, 7)))
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="next_scale"

@@ -162,6 +162,105 @@ with Check("bit_fields") as check:
                 "x may be a 0-d float64 tensor")
     check.equal(_fields(torch.tensor(-1e39, dtype=torch.float64), torch.float32), (1, 255, 0),
                 "-1e39 is beyond float32's range: a value beyond dtype's range is stored as -inf")
+    # the whole contract, over its domain: a Python float (any float64: huge, tiny, inf, -0.0, ties) or a 0-d tensor
+    # of every floating dtype, rounded to each of the three dtypes
+    import math
+    from hypothesis import strategies as st
+    from gpucourse import domains
+    from gpucourse.contract import snapshot, unchanged_by
+
+    def stored_value(fields, dtype):
+        """The number that fields (sign, biased exponent, mantissa) stand for in dtype's layout, as the markdown
+        defines it: (-1)**sign × 2**(exponent - bias) × 1.mantissa, × 0.mantissa for an exponent field of 0, inf
+        when every exponent bit is set; None when fields are not three ints within their widths."""
+        _, e, m = LAYOUTS[dtype]
+        if not (isinstance(fields, tuple) and len(fields) == 3 and all(type(v) is int for v in fields)):
+            return None
+        sign, exponent, mantissa = fields
+        if not (0 <= sign <= 1 and 0 <= exponent < 1 << e and 0 <= mantissa < 1 << m):
+            return None
+        bias = (1 << (e - 1)) - 1
+        if exponent == (1 << e) - 1:
+            magnitude = math.inf if mantissa == 0 else math.nan
+        elif exponent == 0:
+            magnitude = math.ldexp(mantissa, 1 - bias - m)
+        else:
+            magnitude = math.ldexp((1 << m) + mantissa, exponent - bias - m)
+        return -magnitude if sign else magnitude
+
+    def rounded(value, to):
+        """value.to(to), as a Python float (a Python float value as a float64 tensor)."""
+        return float((value if isinstance(value, torch.Tensor) else torch.tensor(value, dtype=torch.float64)).to(to))
+
+    def graded(value, to):
+        """value, or its float32 value where a float64 value could round differently directly and through float32
+        (the docstring leaves those free)."""
+        wide = value if isinstance(value, torch.Tensor) else torch.tensor(value, dtype=torch.float64)
+        if wide.dtype != torch.float64 or to == torch.float32:
+            return value
+        x32 = wide.float()
+        up = torch.nextafter(x32, torch.tensor(math.inf)).to(to)
+        down = torch.nextafter(x32, torch.tensor(-math.inf)).to(to)
+        if bool(up != down) and bool(x32.to(to) != x32) and float(x32) != float(wide):
+            return x32.double() if isinstance(value, torch.Tensor) else float(x32)
+        return value
+
+    def same_number(a, b):
+        return a is not None and a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+    def fields_hold(c):
+        x, dtype = c
+        return same_number(stored_value(bit_fields(x, dtype), dtype), rounded(x, dtype))
+
+    def zero_d(kind, bits):
+        """A 0-d tensor of floating dtype kind holding the bit pattern bits (1.0 for a NaN pattern: NaN is not
+        graded)."""
+        width = torch.finfo(kind).bits
+        signed = {8: torch.int8, 16: torch.int16, 32: torch.int32}[width]
+        bits %= 1 << width
+        value = torch.tensor(bits - (1 << width) if bits >> (width - 1) else bits, dtype=signed).view(kind)
+        return torch.tensor(1.0, dtype=kind) if bool(value.isnan()) else value
+
+    NARROW = [d for d in domains.FLOATING if d != torch.float64]
+    float_xs = st.one_of(st.floats(allow_nan=False), st.integers(0, 2**32 - 1).map(
+        lambda bits: float(zero_d(torch.float32, bits))))
+    tensor_xs = st.one_of(st.floats(allow_nan=False).map(lambda v: torch.tensor(v, dtype=torch.float64)),
+                          st.builds(zero_d, st.sampled_from(NARROW), st.integers(0, 2**32 - 1)))
+    field_calls = st.tuples(st.one_of(float_xs, tensor_xs), st.sampled_from(list(LAYOUTS))).map(
+        lambda c: (graded(c[0], c[1]), c[1]))
+
+    def boundaries(dtype):
+        """Python floats at dtype's edges: ties at 1 (to even, down and up), at the overflow threshold (to inf) and
+        below the smallest subnormal (to 0), the values beside them, and the specials, both signs."""
+        info, (_, e, m) = torch.finfo(dtype), LAYOUTS[dtype]
+        bias = (1 << (e - 1)) - 1
+        tiny_sub = math.ldexp(1.0, 1 - bias - m)
+        half_ulp_max = math.ldexp(1.0, (1 << e) - 3 - bias - m)
+        edges = [0.0, 1.0, 1.5, math.inf, info.max, info.tiny, tiny_sub, 1 + math.ldexp(1.0, -m - 1),
+                 1 + 3 * math.ldexp(1.0, -m - 1), info.max + half_ulp_max, info.max + half_ulp_max / 2,
+                 tiny_sub / 2, tiny_sub * 0.75, tiny_sub * 1.5, tiny_sub / 4, 257.0, 0.1]
+        return [v for edge in edges for v in (edge, -edge)]
+
+    def field_cases():
+        """Smallest first, made anew for each property: every dtype's edges as Python floats and as 0-d float64
+        tensors, then a 0-d tensor of every floating dtype."""
+        cases = [(v, dtype) for dtype in LAYOUTS for v in boundaries(dtype)]
+        cases += [(torch.tensor(v, dtype=torch.float64), dtype) for dtype in LAYOUTS for v in boundaries(dtype)]
+        cases += [(torch.tensor(v).to(kind), dtype) for dtype in LAYOUTS for kind in domains.FLOATING
+                  for v in (-1.5, 0.1, 300.0, -0.0, 3e-5, -7e4)]
+        return [(graded(x, dtype), dtype) for x, dtype in cases]
+
+    check.forall(field_calls, fields_hold,
+                 "(sign, exponent, mantissa) are the bit fields of x rounded to dtype, as stored: put back together "
+                 "as (-1)**sign × 2**(exponent - bias) × 1.mantissa they must give x.to(dtype): rounded to the nearest "
+                 "dtype value (ties to even, also at the overflow threshold and below the smallest subnormal), inf "
+                 "beyond dtype's range, for a Python float and a 0-d tensor of any floating dtype.",
+                 cases=field_cases())
+
+    x_unchanged = unchanged_by(bit_fields)  # c[0] as it was after bit_fields(*c)
+
+    check.forall(field_calls, x_unchanged, "x itself is not modified: round a copy, not the tensor you are given.",
+                 cases=field_cases())
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -222,6 +321,25 @@ with _requirement("bit_fields handles -0.0, inf, overflow, subnormals and underf
     assert tuple(bit_fields(-(2.0 ** -24), torch.float16)) == (1, 0, 1), "the smallest subnormal"
     assert tuple(bit_fields(2.0 ** -130, torch.float32)) == (0, 0, 1 << 19), "a float32 subnormal"
     assert tuple(bit_fields(1e-9, torch.float16)) == (0, 0, 0), "underflow to 0"
+from gpucourse.contract import for_all as _for_all
+with _requirement("bit_fields keeps the whole contract for a Python float or a 0-d tensor of any floating dtype, in "
+                  "each dtype: the stored fields of x rounded as .to(dtype) rounds (ties to even, inf beyond the "
+                  "range), x left unchanged"):
+    def _tie_cases():
+        """Ties between neighbours (odd multiples of half a unit in the last place) at many exponents, both signs,
+        as Python floats and 0-d float64 tensors, after the visible sample."""
+        cases = field_cases()
+        for _dtype, (_, _e, _m) in LAYOUTS.items():
+            for _k in range(-20, 21, 3):
+                for _j in (1, 3, 5):
+                    _v = math.ldexp(1 + _j * math.ldexp(1.0, -_m - 1), _k)
+                    cases += [(graded(_v, _dtype), _dtype), (graded(-_v, _dtype), _dtype),
+                              (graded(torch.tensor(_v, dtype=torch.float64), _dtype), _dtype)]
+        return cases
+
+    _for_all(field_calls, fields_hold, "the fields put back together give x.to(dtype)", examples=300,
+             cases=_tie_cases())
+    _for_all(field_calls, x_unchanged, "x is not modified", examples=100, cases=field_cases())
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="bit_fields"
@@ -538,6 +656,88 @@ with Check("roundtrip_rel_error") as check:
                 "about 2**-30. Keep all of x's digits: do not cast x to float32 first.", rel=1e-6, abs_=0.0)
     check.that(isinstance(got, torch.Tensor) and got.dtype == torch.float64,
                f"For a float64 x, compute and return the error in float64 (got {got.dtype}).")
+    # the whole contract, over its domain: float32 and float64 tensors of any shape with dimensions (zero-size ones
+    # too), their values across both 16-bit ranges and beyond them, both 16-bit dtypes
+    import math
+    from hypothesis import strategies as st
+    from gpucourse import domains
+    from gpucourse.contract import snapshot, unchanged_by
+
+    def graded_values(values, to):
+        """values with each float64 value that could round differently directly and through float32 (the docstring
+        leaves both free) replaced by its float32 value."""
+        if values.dtype != torch.float64:
+            return values
+        x32 = values.float()
+        up = torch.nextafter(x32, torch.tensor(math.inf)).to(to)
+        down = torch.nextafter(x32, torch.tensor(-math.inf)).to(to)
+        return torch.where((up != down) & (x32.to(to) != x32), x32.double(), values)
+
+    def spread(kind, shape, seed, dtype):
+        """A tensor of kind and shape without zeros: ±[1, 2) × 2**k, k across dtype's range and beyond it (for a
+        float64 x, beyond float32's too)."""
+        generator = torch.Generator().manual_seed(seed)
+        low, high = (-149, 127) if kind == torch.float32 else (-170, 140)
+        mantissa = torch.rand(shape, generator=generator, dtype=torch.float64) + 1
+        sign = torch.randint(0, 2, shape, generator=generator).double() * 2 - 1
+        x = (sign * torch.ldexp(mantissa, torch.randint(low, high, shape, generator=generator))).to(kind)
+        return graded_values(torch.where(x == 0, torch.ones_like(x), x), dtype)
+
+    error_calls = st.tuples(st.sampled_from([torch.float32, torch.float64]), domains.shapes(min_dims=1),
+                            st.integers(0, 2**31 - 1), st.sampled_from([torch.float16, torch.bfloat16])).map(
+        lambda c: (spread(c[0], c[1], c[2], c[3]), c[3]))
+
+    def edges(dtype):
+        """Values at dtype's edges, both signs: ties (at 1, below the smallest subnormal, at the overflow
+        threshold), the values beside them, the largest number and what lies beyond it."""
+        info = torch.finfo(dtype)
+        m = LAYOUTS[dtype][2]
+        tiny_sub = info.tiny * info.eps
+        half_ulp_max = math.ldexp(1.0, math.frexp(info.max)[1] - m - 2)   # half the spacing below info.max
+        values = [1.0, 0.1, 3.0, 1 + 2.0 ** -(m + 1), info.max, info.max + half_ulp_max / 2, info.max + half_ulp_max,
+                  info.tiny, tiny_sub, tiny_sub * 0.75, tiny_sub / 2, tiny_sub / 4, 1e-9, 257.0, 2049.0, 70000.0]
+        return [v for value in values for v in (value, -value)]
+
+    def error_cases():
+        """Made anew for each property: every dtype's edges in a float32 and a float64 x, as a row and as a column,
+        then zero-size x of both dtypes, and one of each shape kind."""
+        cases = []
+        for dtype in (torch.float16, torch.bfloat16):
+            wide = torch.tensor(edges(dtype), dtype=torch.float64)
+            narrow = torch.tensor([v for v in edges(dtype) if math.isfinite(float(torch.tensor(v).float()))])
+            cases += [(narrow, dtype), (wide, dtype), (narrow.reshape(-1, 1), dtype), (wide.reshape(2, -1), dtype),
+                      (torch.ones(0), dtype), (torch.ones(2, 0, 3, dtype=torch.float64), dtype),
+                      (torch.full((1,), 0.3), dtype), (spread(torch.float64, (2, 3, 2), 0, dtype), dtype)]
+        return [(graded_values(x, dtype), dtype) for x, dtype in cases]
+
+    def error_holds(c):
+        """A tensor of x's shape, float64 (or float32 for a float32 x), elementwise: 1 where x.to(dtype) is 0, inf
+        where it is inf, and elsewhere an error that puts |x| back on |x.to(dtype)|: |x| × (1 ± error)."""
+        x, dtype = c
+        got = roundtrip_rel_error(x, dtype)
+        if not (isinstance(got, torch.Tensor) and got.shape == x.shape
+                and got.dtype in ((torch.float32, torch.float64) if x.dtype == torch.float32 else (torch.float64,))):
+            return False
+        size, stored, err = x.double().abs(), x.to(dtype).double().abs(), got.double()
+        under, over = stored == 0, torch.isinf(stored)
+        # the precision it may be computed in: x's own dtype (float32 arithmetic is accepted for a float32 x)
+        tol = 4 * size * err * torch.finfo(x.dtype).eps + 4 * size * torch.finfo(torch.float64).eps
+        back = torch.minimum((size * (1 - err) - stored).abs(), (size * (1 + err) - stored).abs())
+        rest = ~under & ~over
+        return (bool((err[under] == 1).all()) and bool((err[over] == math.inf).all())
+                and bool((err[rest] >= 0).all() & err[rest].isfinite().all()) and bool((back[rest] <= tol[rest]).all()))
+
+    check.forall(error_calls, error_holds,
+                 "Elementwise |x - x.to(dtype)| / |x| for a float32 or float64 x of any shape (zero-size ones too), "
+                 "same shape, computed in float64 (or float32 for a float32 x): underflow to 0 gives 1, overflow to "
+                 "inf gives inf, and a value beside the largest number or the smallest subnormal rounds as "
+                 ".to(dtype) rounds it.",
+                 cases=error_cases())
+
+    error_leaves_x = unchanged_by(roundtrip_rel_error)  # c[0] as it was after roundtrip_rel_error(*c)
+
+    check.forall(error_calls, error_leaves_x, "x itself is not modified: compute the error in a new tensor.",
+                 cases=error_cases())
 
 ### BEGIN HIDDEN TESTS
 import numpy as np
@@ -593,6 +793,20 @@ with _requirement("roundtrip_rel_error: underflow to 0 gives 1, overflow to inf 
     _small = torch.tensor([1.0 + 2.0**-12])
     assert float(roundtrip_rel_error(_small, torch.float16)[0]) > 0, \
         "a difference below float16's eps must not be rounded away"
+from gpucourse.contract import for_all as _for_all
+with _requirement("roundtrip_rel_error keeps the whole contract for a float32 or float64 x of any shape (zero-size "
+                  "too) and values across and beyond both 16-bit ranges: same shape, float64 (or float32 for a "
+                  "float32 x), 1 on underflow, inf on overflow, |x| × (1 ± error) = |x.to(dtype)|, x unchanged"):
+    def _more_error_cases():
+        cases = error_cases()
+        for _dtype in (torch.float16, torch.bfloat16):
+            for _seed, _shape in enumerate(((0,), (1,), (5,), (3, 1), (1, 4), (2, 0), (2, 3, 4), (1, 1, 1))):
+                cases += [(spread(_kind, _shape, _seed, _dtype), _dtype) for _kind in (torch.float32, torch.float64)]
+        return cases
+
+    _for_all(error_calls, error_holds, "the error of each element, in x's shape", examples=300,
+             cases=_more_error_cases())
+    _for_all(error_calls, error_leaves_x, "x is not modified", examples=100, cases=error_cases())
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="roundtrip_rel_error"
@@ -865,6 +1079,52 @@ with Check("choose_amp_dtype") as check:
                     "On a machine with a T4, 'cpu' is still the CPU: the device given decides, not the machine")
         check.equal(_choice(torch.device("cpu")), (torch.bfloat16, False),
                     "device may be a torch.device: torch.device('cpu') is the CPU too, beside a T4 as well")
+    # the whole contract, over its domain: every compute capability (up to 12.x), every spelling of a CUDA device on a
+    # machine with two GPUs alike ("cuda:1" too), the CPU in both spellings beside any GPU or none, whatever CPU
+    # autocast's default dtype is
+    from hypothesis import strategies as st
+    from gpucourse.fakes import fake_accelerators
+
+    CUDA_SPELLINGS = ("cuda", "cuda:0", "cuda:1", torch.device("cuda"), torch.device("cuda", 0),
+                      torch.device("cuda", 1))
+    CPU_SPELLINGS = ("cpu", torch.device("cpu"))
+    CAPABILITIES = ((3, 5), (5, 2), (6, 0), (6, 1), (7, 0), (7, 2), (7, 5), (8, 0), (8, 6), (8, 7), (8, 9), (9, 0),
+                    (10, 0), (10, 3), (11, 0), (12, 0), (12, 1))
+    capabilities = st.tuples(st.integers(3, 12), st.integers(0, 9))
+
+    def by_capability(c):
+        """(bfloat16, False) on a CUDA device of capability >= 8.0, else (float16, True), use_scaler a bool."""
+        capability, device = c
+        with fake_accelerators(cuda=True, capability=capability, count=2):
+            got = choose_amp_dtype(device)
+        want = (torch.bfloat16, False) if capability >= (8, 0) else (torch.float16, True)
+        return got == want and type(got[1]) is bool
+
+    check.forall(st.tuples(capabilities, st.sampled_from(CUDA_SPELLINGS)), by_capability,
+                 "(bfloat16, False) on a CUDA device of compute capability >= 8.0, (float16, True) on an older one, "
+                 "use_scaler a bool: for every capability (10.x, 11.x and 12.x too: compare (major, minor) as "
+                 "numbers) and every spelling of a CUDA device ('cuda', 'cuda:1', torch.device('cuda', 1), ...).",
+                 cases=[(capability, device) for capability in CAPABILITIES for device in CUDA_SPELLINGS])
+
+    def cpu_choice(c):
+        """(bfloat16, False) on the CPU, beside a GPU of any capability or none (None), whatever CPU autocast's
+        default dtype is (another cell, or the caller, may have set it)."""
+        capability, device, autocast_default = c
+        saved = torch.get_autocast_dtype("cpu")
+        torch.set_autocast_dtype("cpu", autocast_default)
+        try:
+            with fake_accelerators(cuda=capability is not None, capability=capability or (7, 5), count=2):
+                got = choose_amp_dtype(device)
+        finally:
+            torch.set_autocast_dtype("cpu", saved)
+        return got == (torch.bfloat16, False) and type(got[1]) is bool
+
+    check.forall(st.tuples(st.none() | capabilities, st.sampled_from(CPU_SPELLINGS),
+                           st.sampled_from([torch.bfloat16, torch.float16])), cpu_choice,
+                 "On the CPU, (bfloat16, False), use_scaler a bool: in both spellings, beside a GPU of any capability "
+                 "or none, and whatever CPU autocast's default dtype is (here set to float16): name bfloat16.",
+                 cases=[(capability, device, default) for capability in (None, (7, 5), (9, 0))
+                        for device in CPU_SPELLINGS for default in (torch.float16, torch.bfloat16)])
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -887,6 +1147,19 @@ for _capability, _expected in [((6, 0), (torch.float16, True)), ((6, 1), (torch.
         assert tuple(choose_amp_dtype(torch.device("cpu"))) == (torch.bfloat16, False), "torch.device('cpu')"
 with _requirement("choose_amp_dtype('cpu') returns use_scaler as a bool"):
     assert type(choose_amp_dtype("cpu")[1]) is bool
+from gpucourse.contract import for_all as _for_all
+with _requirement("choose_amp_dtype keeps the whole contract: by the capability (any (major, minor)) for every "
+                  "spelling of a CUDA device, (bfloat16, False) on the CPU beside any GPU or none and whatever CPU "
+                  "autocast's default dtype, use_scaler a bool"):
+    _for_all(st.tuples(capabilities, st.sampled_from(CUDA_SPELLINGS)), by_capability,
+             "(bfloat16, False) from capability 8.0 on, (float16, True) below it, use_scaler a bool", examples=300,
+             cases=[((_major, _minor), _device) for _major in range(3, 13) for _minor in range(10)
+                    for _device in CUDA_SPELLINGS])
+    _for_all(st.tuples(st.none() | capabilities, st.sampled_from(CPU_SPELLINGS),
+                       st.sampled_from([torch.bfloat16, torch.float16])), cpu_choice,
+             "(bfloat16, False) on the CPU", examples=100,
+             cases=[(_capability, _device, _default) for _capability in (None, (6, 1), (7, 5), (8, 0), (12, 0))
+                    for _device in CPU_SPELLINGS for _default in (torch.float16, torch.bfloat16)])
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="choose_amp_dtype"
@@ -1114,7 +1387,8 @@ with Check("bf16_train_step") as check, warnings.catch_warnings():
     seen = {}
     def keep_output_grad(module, inputs, output):
         seen["logits"] = output.detach().float()
-        output.register_hook(lambda grad: seen.__setitem__("grad", grad.detach().float()))
+        if output.requires_grad:   # a forward pass without gradients is the one-forward property's to judge
+            output.register_hook(lambda grad: seen.__setitem__("grad", grad.detach().float()))
     hook = model.register_forward_hook(keep_output_grad)
     try:
         check.call(bf16_train_step, model, x, y, torch.optim.SGD(model.parameters(), lr=0.0),
@@ -1126,6 +1400,126 @@ with Check("bf16_train_step") as check, warnings.catch_warnings():
     check.that("grad" in seen and torch.allclose(seen["grad"], expected, rtol=2e-2, atol=1e-3),
                "No gradient scaler with bfloat16: the gradient that reached the model's output was not the "
                "loss's own gradient (was the loss scaled?). Call backward on the loss itself.")
+    # the whole contract, over its domain: the models the course builds (dropout and BatchNorm too), optimizers of
+    # every kind it uses (several parameter groups too), criteria of every reduction, batches of 2 to 6
+    import torch.nn.functional as F
+    from hypothesis import strategies as st
+    from gpucourse import domains
+    from gpucourse.contract import snapshot
+
+    MODEL_KINDS = ("Linear", "MLP", "MLP with dropout", "MLP with BatchNorm")          # domains.model_cases, in order
+    OPTIMIZER_KINDS = ("SGD", "SGD with momentum", "AdamW", "SGD with two parameter groups")   # optimizer_cases
+    CRITERIA = {"nn.CrossEntropyLoss()": torch.nn.CrossEntropyLoss(),
+                "nn.CrossEntropyLoss(reduction='sum')": torch.nn.CrossEntropyLoss(reduction="sum"),
+                "F.cross_entropy": F.cross_entropy,
+                "nn.CrossEntropyLoss(label_smoothing=0.1)": torch.nn.CrossEntropyLoss(label_smoothing=0.1)}
+    bf16_steps = st.tuples(st.sampled_from(MODEL_KINDS), st.sampled_from(OPTIMIZER_KINDS),
+                           st.sampled_from(list(CRITERIA)), st.integers(2, 6), st.integers(0, 2**16))
+
+    def bf16_step_cases(optimizers=OPTIMIZER_KINDS, every=False):
+        """Every model, with the optimizers, the criteria and the batch sizes taken in turn (every=True: every model
+        with every optimizer). A bfloat16 step is slow on most CPUs: the visible checks try few."""
+        pairs = ([(m, o) for m in MODEL_KINDS for o in optimizers] if every
+                 else [(m, optimizers[i % len(optimizers)]) for i, m in enumerate(MODEL_KINDS)])
+        return [(m, o, list(CRITERIA)[i % 4], 2 + i % 5, i) for i, (m, o) in enumerate(pairs)]
+
+    def bf16_step_parts(case):
+        """(model, optimizer, criterion, x, y) for a case, all new, the same every time."""
+        model_kind, optimizer_kind, criterion_name, n, seed = case
+        model = domains.model_cases(in_features=5)[MODEL_KINDS.index(model_kind)]
+        optimizer = domains.optimizer_cases(model)[OPTIMIZER_KINDS.index(optimizer_kind)]
+        ((x, y),) = domains.batches([n], in_features=5, seed=seed)
+        return model, optimizer, CRITERIA[criterion_name], x, y
+
+    def bf16_step_run(case, stale=False, scale=1.0):
+        """One bf16_train_step on a case's parts, dropout drawing from the case's seed (the global generator left as
+        it was): (what it returned, the model after it). stale: a gradient of 100 on every parameter before the
+        step; scale: the criterion scale times larger and every learning rate scale times smaller."""
+        model, optimizer, criterion, x, y = bf16_step_parts(case)
+        if stale:
+            for p in model.parameters():
+                p.grad = torch.full_like(p, 100.0)
+        for group in optimizer.param_groups:
+            group["lr"] /= scale
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(case[-1])
+            got = bf16_train_step(model, x, y, optimizer, lambda out, target: scale * criterion(out, target), "cpu")
+        return got, model
+
+    def same_parameters(a, b):
+        return all(torch.allclose(p, q, rtol=1e-6, atol=1e-7) for p, q in zip(a.parameters(), b.parameters()))
+
+    def zeroes_every_group(case):
+        """Stale gradients on every parameter, in every parameter group, change nothing: zero_grad comes first."""
+        return same_parameters(bf16_step_run(case)[1], bf16_step_run(case, stale=True)[1])
+
+    check.forall(bf16_steps, zeroes_every_group,
+                 "One training step: optimizer.zero_grad() first, for every parameter the optimizer steps: with stale "
+                 "gradients on the parameters (in every parameter group), the step must come out the same as without "
+                 "them.",
+                 examples=2, cases=bf16_step_cases(("SGD with two parameter groups",)))
+
+    def steps_on_own_loss(case):
+        """A criterion 2**10 times larger, with learning rates 2**10 times smaller, gives the same step and a loss
+        2**10 times larger (SGD; AdamW normalizes the gradient): the step is the criterion's own loss.backward()
+        and optimizer.step(), nothing scaled, clipped or added."""
+        case = (case[0], "SGD" if case[1] == "AdamW" else case[1], *case[2:])
+        (loss, model), (big_loss, big_model) = bf16_step_run(case), bf16_step_run(case, scale=2.0**10)
+        return math.isclose(float(big_loss), float(loss) * 2**10, rel_tol=1e-6) and same_parameters(model, big_model)
+
+    check.forall(bf16_steps, steps_on_own_loss,
+                 "The loss comes from the criterion given, and the step is loss.backward() then optimizer.step() on "
+                 "it, nothing scaled or clipped: a criterion 1024 times larger, with learning rates 1024 times "
+                 "smaller, must give the same parameters and a loss 1024 times larger.",
+                 examples=2, cases=bf16_step_cases(("SGD", "SGD with momentum", "SGD with two parameter groups")))
+
+    def one_forward_one_loss(case):
+        """The model runs once and the criterion once, with gradients on; backward goes through that loss, whose
+        value comes back as a float; x and y unchanged."""
+        model, optimizer, criterion, x, y = bf16_step_parts(case)
+        forwards, losses, backwards = [], [], []
+
+        def watched(out, target):
+            loss = criterion(out, target)
+            losses.append((torch.is_grad_enabled(), loss.item()))
+            if loss.requires_grad:
+                loss.register_hook(lambda grad: backwards.append(1))
+            return loss
+
+        hook = model.register_forward_pre_hook(lambda module, args: forwards.append(torch.is_grad_enabled()))
+        before = snapshot(x), snapshot(y)
+        try:
+            got = bf16_train_step(model, x, y, optimizer, watched, "cpu")
+        finally:
+            hook.remove()
+        return (forwards == [True] and len(losses) == 1 and losses[0][0] and backwards == [1]
+                and isinstance(got, float) and math.isclose(got, losses[0][1], rel_tol=1e-6)
+                and (snapshot(x), snapshot(y)) == before)
+
+    check.forall(bf16_steps, one_forward_one_loss,
+                 "One training step: the model runs once and the criterion once (gradients on), loss.backward() on "
+                 "that loss, and its value is returned as a float; x and y are left as they are.",
+                 examples=2, cases=bf16_step_cases())
+
+    def error_reaches_caller(case):
+        """An error raised by the criterion reaches the caller as it is: the same object, raised once."""
+        model, optimizer, _, x, y = bf16_step_parts(case)
+        raised = []
+
+        def failing(out, target):
+            raised.append(RuntimeError("the criterion failed"))
+            raise raised[-1]
+
+        try:
+            bf16_train_step(model, x, y, optimizer, failing, "cpu")
+        except RuntimeError as error:
+            return len(raised) == 1 and error is raised[0]
+        return False
+
+    check.forall(bf16_steps, error_reaches_caller,
+                 "An error raised by the model or the criterion must reach the caller as it is (the same exception, "
+                 "raised once): do not catch it and run the step again another way.",
+                 examples=0, cases=bf16_step_cases()[:2])
 
 ### BEGIN HIDDEN TESTS
 from gpucourse.checks import requirement as _requirement
@@ -1201,7 +1595,8 @@ with warnings.catch_warnings():
         _seen = {}
         def _keep(module, inputs, output):
             _seen["logits"] = output.detach().float()
-            output.register_hook(lambda grad: _seen.__setitem__("grad", grad.detach().float()))
+            if output.requires_grad:
+                output.register_hook(lambda grad: _seen.__setitem__("grad", grad.detach().float()))
         _hook = _model.register_forward_hook(_keep)
         try:
             bf16_train_step(_model, _x, _y, torch.optim.SGD(_model.parameters(), lr=0.0),
@@ -1212,6 +1607,22 @@ with warnings.catch_warnings():
         assert "grad" in _seen, "no gradient reached the model's output"
         assert torch.allclose(_seen["grad"], _expected, rtol=2e-2, atol=1e-2), \
             f"the gradient at the output reaches {_seen['grad'].abs().max().item():.4g}, the loss's own at most 1"
+from gpucourse.contract import for_all as _for_all
+with warnings.catch_warnings(), _requirement(
+        "bf16_train_step keeps the whole contract for every model kind (dropout, BatchNorm), optimizer kind (several "
+        "parameter groups) and criterion: zero_grad first for every group, one forward and one loss with gradients "
+        "on, backward on the criterion's own loss and step (nothing scaled or clipped), the loss returned as a "
+        "float, x and y unchanged, an error reaching the caller as it is"):
+    warnings.simplefilter("ignore")
+    _for_all(bf16_steps, zeroes_every_group, "stale gradients in any parameter group change nothing", examples=4,
+             cases=bf16_step_cases(("SGD with two parameter groups", "AdamW"), every=True))
+    _for_all(bf16_steps, steps_on_own_loss, "the criterion 1024 times larger, the learning rates 1024 times smaller: "
+             "the same step, a loss 1024 times larger", examples=4,
+             cases=bf16_step_cases(("SGD", "SGD with momentum", "SGD with two parameter groups"), every=True))
+    _for_all(bf16_steps, one_forward_one_loss, "one forward, one loss, backward on it, its value returned",
+             examples=4, cases=bf16_step_cases(every=True))
+    _for_all(bf16_steps, error_reaches_caller, "the criterion's error reaches the caller as it is", examples=4,
+             cases=bf16_step_cases())
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="bf16_train_step"

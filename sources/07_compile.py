@@ -171,6 +171,84 @@ with Check("CompileCounter") as check:
                 "one entry per call, even for a graph module it has seen before.")
     check.that(all(g is traced for g in direct.graphs), "Append gm itself, the very object you receive (not a "
                "copy of it): counter.graphs[0] is gm.")
+    # the whole contract, over its domain: graphs of no, one or several inputs of any dtype and shape (() and
+    # zero-size too), run under either grad mode, graphs that raise; the counter called directly, as Dynamo calls it
+    from hypothesis import strategies as st
+    from gpucourse import domains
+
+    def graph_module(inputs, op):
+        """A torch.fx.GraphModule of len(inputs) inputs whose output is op(*inputs), as Dynamo hands one over."""
+        graph = torch.fx.Graph()
+        graph.output(graph.call_function(op, tuple(graph.placeholder(f"in_{i}") for i in range(len(inputs)))))
+        return torch.fx.GraphModule(torch.nn.Module(), graph)
+
+    def flipped(*tensors):
+        return tuple(t.reshape(-1) for t in reversed(tensors))
+
+    def doubled(*tensors):
+        return tuple(2 * t for t in tensors)
+
+    graph_inputs = st.lists(domains.tensors(shape_strategy=domains.shapes(max_dims=2)), max_size=3)
+
+    def covering_inputs():
+        """No input, one of every dtype in the shapes (), (0,) and (2, 3), several at once."""
+        return [[]] + [[t] for t in domains.tensor_cases()] + [domains.tensor_cases(shapes_=((2,),))[:3]]
+
+    def fresh(inputs):
+        return [domains.fill(tuple(t.shape), t.dtype, 99) for t in inputs]
+
+    def runs_unchanged(inputs):
+        gm = graph_module(inputs, flipped)
+        runner = CompileCounter()(gm, inputs)
+        later = fresh(inputs)                        # what a later call passes: other values, same dtypes and shapes
+        got, expected = runner(*later), gm(*later)
+        return (type(got) is tuple and len(got) == len(expected)
+                and all(a.dtype == b.dtype and a.shape == b.shape and a.tolist() == b.tolist()
+                        for a, b in zip(got, expected)))
+
+    check.forall(graph_inputs, runs_unchanged, "counter(gm, example_inputs) returns a callable that runs gm "
+                 "unchanged on whatever it is given: no input, one or several, of any dtype and shape.",
+                 cases=covering_inputs())
+
+    def keeps_grad(c):
+        shapes, grad = c
+        inputs = [torch.ones(shape, requires_grad=True) for shape in shapes]
+        gm = graph_module(inputs, doubled)
+        runner = CompileCounter()(gm, inputs)
+        with torch.set_grad_enabled(grad):
+            got, expected = runner(*inputs), gm(*inputs)
+        return [t.requires_grad for t in got] == [t.requires_grad for t in expected]
+
+    check.forall(st.tuples(st.lists(domains.shapes(max_dims=2), min_size=1, max_size=3), st.booleans()), keeps_grad,
+                 "The callable runs gm unchanged under the caller's grad mode: what gm computes with gradients "
+                 "keeps them.", cases=[([(2,)], True), ([(), (0, 2)], True), ([(3,)], False)])
+
+    def raises_as_gm(inputs):
+        error = RuntimeError("raised inside the graph")
+
+        def fails(*tensors):
+            raise error
+        try:
+            CompileCounter()(graph_module(inputs, fails), inputs)(*inputs)
+        except Exception as raised:
+            return raised is error
+        return False
+
+    check.forall(graph_inputs, raises_as_gm, "The callable runs gm unchanged: what gm raises reaches the caller as "
+                 "it is, the very same exception object.", cases=covering_inputs()[:3])
+
+    def records_each_call(calls):
+        counter, bystander = CompileCounter(), CompileCounter()
+        graphs, modules = counter.graphs, [graph_module(inputs, flipped) for inputs in calls]
+        for gm, inputs in zip(modules + modules[:1], calls + calls[:1]):   # the first graph module twice
+            counter(gm, inputs)
+        return (counter.graphs is graphs and len(graphs) == len(modules) + 1
+                and all(a is b for a, b in zip(graphs, modules + modules[:1])) and bystander.graphs == [])
+
+    check.forall(st.lists(graph_inputs, min_size=1, max_size=3), records_each_call, "Every call appends gm itself "
+                 "to this counter's own list counter.graphs (the same list object all along), one entry per call, "
+                 "graphs of no input and graphs seen before included.",
+                 cases=[[[]], [[], [torch.ones(2)]], [[torch.ones(2, 3), torch.zeros(0)]]])
 
 ### BEGIN HIDDEN TESTS
 import torch.fx as _fx
@@ -205,6 +283,16 @@ with _requirement("CompileCounter: a call records gm itself and returns a callab
     _third(_gm, [torch.randn(2, _lin.in_features)])
     assert len(_third.graphs) == 2, "a second call did not record one more graph"
 torch._dynamo.reset()
+from gpucourse.contract import for_all as _for_all
+with _requirement("CompileCounter keeps its whole contract for graphs of no, one or several inputs of any dtype and "
+                  "shape, under either grad mode, graphs that raise, and graph modules seen before"):
+    _for_all(graph_inputs, runs_unchanged, "the callable runs gm unchanged", examples=200, cases=covering_inputs())
+    _for_all(st.tuples(st.lists(domains.shapes(max_dims=2), min_size=1, max_size=3), st.booleans()), keeps_grad,
+             "the callable keeps the caller's grad mode", examples=100, cases=[([(2,)], True), ([(2, 1)], False)])
+    _for_all(graph_inputs, raises_as_gm, "what gm raises reaches the caller as it is", examples=100,
+             cases=covering_inputs()[:3])
+    _for_all(st.lists(graph_inputs, min_size=1, max_size=4), records_each_call, "one entry per call, gm itself, in "
+             "the counter's own list", examples=100, cases=[[[]], [[], [torch.ones(2)]]])
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="CompileCounter"
@@ -502,6 +590,73 @@ with Check("count_compilations") as check:
     check.equal(count_compilations(make_mlp(hidden=32), [4, 8], None), 2, "Code compiled before the call changed "
                 "the count: start from a fresh compile state, before counting.")
     torch._dynamo.reset()
+    # the whole contract, over its domain: any batch sizes (0, 1, repeated, none at all), any dynamic, a model on the
+    # CPU or on 'meta', in training or eval mode, called under either grad mode. The model only records its calls
+    # (outside any graph): Dynamo traces it in milliseconds and compiles nothing
+    from hypothesis import strategies as st
+    from gpucourse.contract import snapshot
+
+    class Recorder(torch.nn.Module):
+        """A model that records every input it is called with, the grad mode it runs under and its own mode, and
+        raises `error` for a batch of `fail_at` examples."""
+        def __init__(self, device, training, fail_at=None):
+            super().__init__()
+            self.weight = torch.nn.Parameter(torch.zeros(2, device=device))
+            self.drop = torch.nn.Dropout(0.5)
+            self.train(training)
+            self.fail_at, self.error, self.seen = fail_at, LookupError(f"no batch of {fail_at}"), []
+        @torch._dynamo.disable
+        def record(self, x):
+            self.seen.append((tuple(x.shape), x.dtype, x.device, torch.is_grad_enabled(), self.training))
+            if x.shape[0] == self.fail_at:
+                raise self.error
+        def forward(self, x):
+            self.record(x)
+            return x
+
+    questions = st.tuples(st.lists(st.integers(0, 6), max_size=4), st.sampled_from([None, False, True]),
+                          st.sampled_from(["cpu", "meta"]), st.booleans(), st.booleans())
+
+    def state_of(model):
+        """Each parameter (the same tensor, device and values) and each module's training mode."""
+        return [snapshot(p) for p in model.parameters()], [m.training for m in model.modules()]
+
+    def asked(q, fail_at=None):
+        """(what count_compilations returned or raised, the model, a snapshot of the model before the call)."""
+        sizes, dynamic, device, training, grad = q
+        model = Recorder(device, training, fail_at)
+        before = state_of(model)
+        with torch.set_grad_enabled(grad):
+            try:
+                out = count_compilations(model, list(sizes), dynamic)
+            except Exception as error:
+                out = error
+        torch._dynamo.reset()
+        return out, model, before
+
+    def calls_as_given(q):
+        sizes, dynamic, device, training, grad = q
+        out, model, before = asked(q)
+        return (type(out) is int and out >= 0
+                and model.seen == [((b, 1, 28, 28), torch.float32, torch.device(device), grad, training) for b in sizes]
+                and state_of(model) == before)
+
+    check.forall(questions, calls_as_given, "Call the compiled model once per batch size, in order, on "
+                 "torch.randn(b, 1, 28, 28) on the device of its parameters, under the caller's grad mode, and leave "
+                 "the model as it was (its mode, its parameters); return an int: for any batch sizes (0, 1, repeated, "
+                 "none at all), any dynamic, a model on the CPU or on 'meta', training or not.", examples=0,
+                 cases=[([3, 1, 0, 3], False, "cpu", True, True), ([], None, "meta", False, False),
+                        ([2, 5], True, "cpu", False, False)])
+
+    def same_error(q):
+        if not q[0]:
+            return True
+        out, model, _ = asked(q, fail_at=q[0][-1])
+        return out is model.error
+
+    check.forall(questions, same_error, "An exception the model raises reaches the caller as it is, the very same "
+                 "exception object (never caught, never replaced by another).", examples=0,
+                 cases=[([2, 4], False, "cpu", True, True)])
 
 ### BEGIN HIDDEN TESTS
 import logging as _logging
@@ -571,6 +726,14 @@ try:
         assert _probe.sizes == _bs, f"batch sizes {_bs}: the model was called with {_probe.sizes}"
         _expected = _reference(SizeProbe(seed=None), _bs, None)
         assert _got == _expected, f"batch sizes {_bs}, dynamic=None: got {_got}, counted {_expected}"
+    from gpucourse.contract import for_all as _for_all
+    with _requirement("count_compilations keeps its whole contract for any batch sizes (0, 1, repeated, none), any "
+                      "dynamic, a model on the CPU or 'meta', training or not, under either grad mode"):
+        _for_all(questions, calls_as_given, "once per batch size, in order, on torch.randn(b, 1, 28, 28) on the "
+                 "parameters' device, under the caller's grad mode, the model left as it was, an int", examples=6,
+                 cases=[([1, 0, 1], None, "meta", True, False), ([4, 4], False, "cpu", False, True)])
+        _for_all(questions, same_error, "the model's exception reaches the caller as it is", examples=3,
+                 cases=[([0], None, "cpu", False, True), ([3, 5], True, "meta", True, False)])
     torch._dynamo.reset()
 finally:
     _dynamo_log.setLevel(_old_level)
@@ -971,6 +1134,81 @@ with Check("first_and_steady_ms") as check:
         time.time, time.time_ns = saved_clocks
     check.that(first >= 0.9 * fn.device_ms()[0], "Read the clock with time.perf_counter() (or perf_counter_ns): "
                "other clocks such as time.time() can jump or stand still (here it stands still).")
+    # the whole contract, over its domain: x of any kind (a tensor of any dtype and shape, a tuple, None), any
+    # repeats, the device as a str or a torch.device, the CPU or the (simulated) GPU with work queued before the
+    # call, called under either grad mode and autocast; timed in virtual time, so exactly
+    from hypothesis import strategies as st
+    from gpucourse import domains
+    from gpucourse.simdevice import VirtualTime
+
+    class VirtualCompiled:
+        """fn: call i takes seconds[i] on the device it was given; its parameter is positional only; it records
+        what it was called with and the grad mode and autocast it ran under, and raises `error` at call `fail_at`."""
+        def __init__(self, clock, device, seconds, fail_at=None):
+            self.clock, self.device, self.seconds, self.fail_at, self.seen = clock, device, seconds, fail_at, []
+            self.error = RuntimeError(f"call {fail_at} failed")
+        def __call__(self, inputs, /):
+            self.seen.append((inputs, torch.is_grad_enabled(), torch.is_autocast_enabled("cpu")))
+            if len(self.seen) - 1 == self.fail_at:
+                raise self.error
+            self.clock.run(self.seconds[min(len(self.seen), len(self.seconds)) - 1], self.device)
+
+    timings = st.tuples(st.one_of(domains.tensors(), st.tuples(domains.tensors(), domains.tensors()), st.none()),
+                        st.integers(1, 12), st.sampled_from(["cpu", torch.device("cpu"), "cuda", torch.device("cuda"),
+                                                             "cuda:0"]),
+                        st.integers(0, 10**6), st.booleans(), st.booleans())
+
+    def covering_timings():
+        """Made anew for each property: every device spelling, one repeat and an even number, a tuple and None as x,
+        each grad mode, autocast on and off, every dtype."""
+        devices = ["cpu", torch.device("cpu"), "cuda", torch.device("cuda"), "cuda:0", torch.device("cuda:0")]
+        return ([(torch.ones(2, 3), repeats, device, 7, repeats % 2 == 0, False)
+                 for device in devices for repeats in (1, 4)]
+                + [((torch.zeros(0), torch.ones(())), 3, "cuda", 3, True, True), (None, 2, "cpu", 6, False, True)]
+                + [(t, 5, "cuda", 11, True, False) for t in domains.tensor_cases(shapes_=((), (0,)))])
+
+    def timed(c, fail_at=None):
+        """(what first_and_steady_ms returned or raised, fn): 0.2 s queued before the call, calls of known length."""
+        x, repeats, device, seed, grad, autocast = c
+        clock = VirtualTime()
+        seconds = [0.1 + seed % 7 * 1e-3] + [5e-4 * (1 + (seed + 7 * i) % 31) for i in range(repeats)]
+        fn = VirtualCompiled(clock, device, seconds, fail_at)
+        clock.run(0.2, device)
+        with clock.active(globals()), torch.set_grad_enabled(grad), torch.autocast("cpu", enabled=autocast):
+            try:
+                out = first_and_steady_ms(fn, x, device, repeats)
+            except Exception as error:
+                out = error
+        return out, fn
+
+    def near(ms, seconds):
+        return abs(ms - 1e3 * seconds) <= 1e-3 + 1e-4 * 1e3 * seconds
+
+    def measures(c):
+        x, repeats = c[:2]
+        out, fn = timed(c)
+        return (type(out) is tuple and len(out) == 2 and all(type(v) is float for v in out)
+                and near(out[0], fn.seconds[0]) and near(out[1], statistics.median(fn.seconds[1:]))
+                and len(fn.seen) == 1 + repeats and all(s[0] is x for s in fn.seen))
+
+    check.forall(timings, measures, "Call fn(x) exactly 1 + repeats times, x itself; first_ms is the first call's "
+                 "time and steady_median_ms the statistics.median of the later calls' times, each from a "
+                 "synchronize(device) before it to one after it, in milliseconds, two floats: for x of any kind, any "
+                 "repeats, and the device as a str or a torch.device.", cases=covering_timings())
+
+    def caller_modes(c):
+        out, fn = timed(c)
+        return all(s[1:] == (c[4], c[5]) for s in fn.seen)
+
+    check.forall(timings, caller_modes, "fn runs as the caller would run it: under the caller's grad mode and "
+                 "autocast state (first_and_steady_ms changes neither).", cases=covering_timings())
+
+    def same_error(c):
+        out, fn = timed(c, fail_at=c[3] % (1 + c[1]))         # the first call or a later one
+        return out is fn.error
+
+    check.forall(timings, same_error, "An exception raised by fn reaches the caller as it is, the very same "
+                 "exception object (never caught, never replaced by another).", cases=covering_timings())
 
 ### BEGIN HIDDEN TESTS
 import random as _random
@@ -1025,6 +1263,19 @@ try:
         assert _first >= 0.9 * _fn.device_ms()[0], f"first_ms {_first:.1f}, the first call ran {_fn.device_ms()[0]:.1f}"
 finally:
     time.time, time.time_ns = _saved_clocks
+from gpucourse.contract import for_all as _for_all
+with _requirement("first_and_steady_ms keeps its whole contract for x of any kind, any repeats, the device as a str "
+                  "or a torch.device, on the CPU or the GPU, under either grad mode and autocast"):
+    def _covering():
+        return covering_timings() + [(torch.ones(1), _repeats, _device, _seed, True, False)
+                                     for _repeats in (1, 2, 3, 6, 9, 12) for _device in ("cpu", "cuda:0")
+                                     for _seed in (0, 1)]
+
+    _for_all(timings, measures, "1 + repeats calls of fn(x); the first call's ms and the median of the later ones, "
+             "each synchronized before and after, two floats", examples=200, cases=_covering())
+    _for_all(timings, caller_modes, "fn under the caller's grad mode and autocast", examples=200, cases=_covering())
+    _for_all(timings, same_error, "fn's exception reaches the caller as the same object", examples=200,
+             cases=_covering())
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="first_and_steady_ms"

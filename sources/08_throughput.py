@@ -297,6 +297,114 @@ with Check("throughput") as check:
         time.time, time.time_ns = saved_clocks
     check.that(rate < 3 * steps.rate(1), "Read the clock with time.perf_counter(): other clocks such as time.time() "
                "can jump or stand still (here it stands still).")
+    # the whole contract, over its domain: batches of any size (empty ones too) of any dtype and shape, in a list, a
+    # tuple, a generator, an iterator or a DataLoader, any warm-up, the device as a str or a torch.device, the CPU or
+    # the (simulated) GPU, called under either grad mode and autocast; timed in virtual time, so exactly
+    from hypothesis import strategies as st
+    from torch.utils.data import DataLoader
+    from gpucourse import domains
+    from gpucourse.contract import snapshot
+    from gpucourse.simdevice import VirtualTime
+
+    class VirtualStep:
+        """step_fn: batch i takes seconds[i] on the device it was given; its parameters are positional only; it
+        records what it saw and the grad mode and autocast it ran under, and raises `error` at batch `fail_at`."""
+        def __init__(self, clock, device, seconds, fail_at=None):
+            self.clock, self.device, self.seconds, self.fail_at, self.seen = clock, device, seconds, fail_at, []
+            self.error = RuntimeError(f"batch {fail_at} failed")
+        def __call__(self, images, labels, /):
+            self.seen.append((images, labels, torch.is_grad_enabled(), torch.is_autocast_enabled("cpu")))
+            if len(self.seen) - 1 == self.fail_at:
+                raise self.error
+            self.clock.run(self.seconds[len(self.seen) - 1], self.device)
+
+    def batch_list(sizes, x_dtype, x_rest):
+        return [(domains.fill((n, *x_rest), x_dtype, i), torch.arange(n)) for i, n in enumerate(sizes)]
+
+    def feed(batches, kind):
+        """batches as the caller hands them: a list, a tuple, a generator, an iterator or a DataLoader."""
+        return {"list": lambda: batches, "tuple": lambda: tuple(batches), "generator": lambda: (b for b in batches),
+                "iterator": lambda: iter(batches), "DataLoader": lambda: DataLoader(batches, batch_size=None)}[kind]()
+
+    throughput_calls = st.tuples(st.lists(st.integers(0, 5), max_size=7), domains.dtypes(),
+                                 domains.shapes(max_dims=2, max_side=2), st.integers(0, 4),
+                                 st.sampled_from(["list", "tuple", "generator", "iterator", "DataLoader"]),
+                                 st.sampled_from(["cpu", torch.device("cpu"), "cuda", torch.device("cuda"), "cuda:0"]),
+                                 st.booleans(), st.booleans())
+
+    def covering_throughput():
+        """Made anew for each property: every container, every device spelling, empty batches and examples with no
+        elements, no batch left after the warm-up, warmup=0, each grad mode, autocast on and off, every dtype."""
+        kinds = ["list", "tuple", "generator", "iterator", "DataLoader"]
+        devices = ["cpu", torch.device("cpu"), "cuda", torch.device("cuda"), "cuda:0", torch.device("cuda:0")]
+        return ([([4, 4, 0, 3, 2], torch.float32, (0,), 1, kind, device, kinds.index(kind) % 2 == 0, False)
+                 for kind in kinds for device in devices]
+                + [(sizes, torch.uint8, (1, 2), warmup, "generator", "cuda", False, True)
+                   for sizes, warmup in (([2, 3], 0), ([5, 0, 1], 2), ([3, 3], 2), ([], 0), ([2], 3))]
+                + [([2, 1, 3], dtype, (), 1, "list", "cuda", True, False) for dtype in domains.ALL_DTYPES])
+
+    def timed(c, fail_at=None):
+        """(what throughput returned or raised, the step): slow warm-up batches, measured ones of known seconds."""
+        sizes, x_dtype, x_rest, warmup, kind, device, grad, autocast = c
+        batches = batch_list(sizes, x_dtype, x_rest)
+        clock = VirtualTime()
+        step = VirtualStep(clock, device, [0.05 if i < warmup else 0.002 * (1 + 3 * i % 5)
+                                           for i in range(len(sizes))], fail_at)
+        with clock.active(globals()), torch.set_grad_enabled(grad), torch.autocast("cpu", enabled=autocast):
+            try:
+                out = throughput(step, feed(batches, kind), device, warmup)
+            except Exception as error:
+                out = error
+        return out, step, batches
+
+    def measures(c):
+        sizes, warmup = c[0], c[3]
+        out, step, batches = timed(c)
+        if len(sizes) <= warmup or (not sum(sizes[warmup:]) and isinstance(out, ValueError)):
+            return isinstance(out, ValueError)      # measured batches with no example: 0.0 or ValueError, either
+        expected = sum(sizes[warmup:]) / sum(step.seconds[warmup:])
+        return (isinstance(out, float) and abs(out - expected) <= 1e-6 * expected
+                and len(step.seen) == len(batches)
+                and all(s[0] is x and s[1] is y for s, (x, y) in zip(step.seen, batches)))
+
+    check.forall(throughput_calls, measures, "Run step_fn(x, y) on every batch, once, in order (empty batches too), "
+                 "and return len(x) summed over the measured batches divided by the seconds between a "
+                 "synchronize(device) after the warm-up and one after the last step, as a float; ValueError when no "
+                 "batch is left: for batches in a list, a tuple, a generator, an iterator or a DataLoader, and the "
+                 "device as a str or a torch.device.", cases=covering_throughput())
+
+    def caller_modes(c):
+        out, step, _ = timed(c)
+        return all(s[2:] == (c[6], c[7]) for s in step.seen)
+
+    check.forall(throughput_calls, caller_modes, "step_fn runs as the caller would run it: under the caller's grad "
+                 "mode and autocast state, the warm-up batches too (throughput changes neither).",
+                 cases=covering_throughput())
+
+    def same_error(c):
+        if len(c[0]) <= c[3] or not sum(c[0][c[3]:]):
+            return True                                 # nothing to measure: a ValueError may come first
+        fail_at = (sum(c[0]) + c[3]) % len(c[0])      # a warm-up batch or a measured one
+        out, step, _ = timed(c, fail_at)
+        return out is step.error
+
+    check.forall(throughput_calls, same_error, "An exception raised by step_fn reaches the caller as it is, the very "
+                 "same exception object (never caught, never replaced by another).", cases=covering_throughput())
+
+    def batches_unchanged(c):
+        batches = batch_list(*c[:3])
+        given = feed(batches, c[4]) if c[4] in ("list", "tuple") else batches
+        before = snapshot(given)
+        clock = VirtualTime()
+        with clock.active(globals()):
+            try:
+                throughput(VirtualStep(clock, c[5], [0.001] * len(batches)), given, c[5], c[3])
+            except ValueError:
+                pass
+        return snapshot(given) == before
+
+    check.forall(throughput_calls, batches_unchanged, "batches is only read: a list or tuple of batches, and every "
+                 "batch in it, is left as it was.", cases=covering_throughput())
 
 ### BEGIN HIDDEN TESTS
 import random as _random
@@ -359,6 +467,22 @@ try:
         assert _result <= 1.08 * _steps.rate(1), f"{_result} examples/s, the device ran {_steps.rate(1):.0f}"
 finally:
     time.time, time.time_ns = _saved_clocks
+from gpucourse.contract import for_all as _for_all
+with _requirement("throughput keeps its whole contract for batches of any size, dtype and shape in any iterable, any "
+                  "warm-up, the device as a str or a torch.device, under either grad mode and autocast"):
+    def _covering():
+        return covering_throughput() + [
+            (_sizes, torch.float32, (3,), _warmup, _kind, _device, True, False)
+            for _sizes in ([1, 2, 3, 4], [0, 0, 2], [3, 0]) for _warmup in (0, 1, 3)
+            for _kind, _device in (("generator", "cpu"), ("DataLoader", "cuda"), ("iterator", torch.device("cuda")))]
+
+    _for_all(throughput_calls, measures, "every batch through step_fn once, in order; measured examples over the "
+             "synchronized seconds, a float; ValueError when no batch is left", examples=200, cases=_covering())
+    _for_all(throughput_calls, caller_modes, "step_fn under the caller's grad mode and autocast", examples=200,
+             cases=_covering())
+    _for_all(throughput_calls, same_error, "step_fn's exception reaches the caller as the same object", examples=200,
+             cases=_covering())
+    _for_all(throughput_calls, batches_unchanged, "batches left unchanged", examples=200, cases=_covering())
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="throughput"
@@ -663,10 +787,70 @@ with Check("speedup_table") as check:
     except Exception as error:                                    # what the student's code raised instead
         raised = type(error).__name__
     check.equal(raised, "KeyError", "A baseline that is not in results raises KeyError (never a default).")
+    # the whole contract, over its domain: one configuration or several, ints and floats, zero and equal speeds, the
+    # baseline anywhere; a missing baseline, empty results too
+    from hypothesis import strategies as st
+    from gpucourse.contract import snapshot, unchanged_by
+
+    def table(names, speeds, at):
+        """(results, baseline): names with their examples per second, the baseline one of them (never 0 itself)."""
+        results = dict(zip(names, speeds))
+        baseline = names[at % len(names)]
+        results[baseline] = results[baseline] or 1
+        return results, baseline
+
+    speeds = st.one_of(st.integers(0, 10**9), st.floats(1e-3, 1e9), st.sampled_from([0, 0.0, 512, 512.0, 3]))
+    tables = st.builds(table, st.lists(st.text(max_size=4), min_size=1, max_size=6, unique=True),
+                       st.lists(speeds, min_size=6, max_size=6), st.integers(0, 5))
+
+    def covering_tables():
+        """Made anew for each property: one configuration (an int), equal speeds, a zero, a ratio to round."""
+        return [({"only": 7}, "only"), ({"only": 2.5}, "only"), ({"a": 512, "b": 512.0, "c": 3}, "c"),
+                ({"idle": 0, "": 3, "fast": 2.5e4}, ""), ({"x": 1, "y": 3.0}, "y"), ({"p": 2, "q": 3, "r": 2}, "q")]
+
+    def rows_hold(c):
+        results, baseline = c
+        rows = speedup_table(results, baseline)
+        return (type(rows) is list and len(rows) == len(results)
+                and all(type(r) is tuple and len(r) == 3 for r in rows)
+                and [r[0] for r in rows] == list(results)
+                and all(type(r[1]) is float and type(r[2]) is float for r in rows)
+                and all(r[1] == float(results[r[0]]) for r in rows)
+                # float32's precision: a speed-up computed in float32 is right
+                and all(abs(r[2] * results[baseline] - results[r[0]]) <= 1e-6 * results[r[0]] for r in rows))
+
+    check.forall(tables, rows_hold, "One (name, examples_per_second, speedup) row per entry, in the order of "
+                 "results, speed-up = examples per second / the baseline's, Python floats: for one configuration or "
+                 "many, ints or floats, zero or equal speeds.", cases=covering_tables())
+
+    unchanged = unchanged_by(speedup_table)  # c[0] as it was after speedup_table(*c)
+
+    check.forall(tables, unchanged, "results is left as it was: read it, never write into it.",
+                 cases=covering_tables())
+    missing = st.dictionaries(st.text(max_size=4), speeds, max_size=4).flatmap(
+        lambda results: st.tuples(st.just(results), st.text(max_size=5).filter(lambda name: name not in results)))
+
+    def raises_key_error(c):
+        try:
+            speedup_table(*c)
+        except KeyError:
+            return True
+        return False
+
+    check.forall(missing, raises_key_error, "A baseline that is not in results raises KeyError, empty results too.",
+                 cases=[({}, "CPU float32"), ({"GPU": 2.0}, "")])
 
 ### BEGIN HIDDEN TESTS
 import random as _random
 from gpucourse.checks import requirement as _requirement
+from gpucourse.contract import for_all as _for_all
+with _requirement("speedup_table keeps its whole contract for one configuration or several, ints and floats, zero "
+                  "and equal speeds, the baseline anywhere, and raises KeyError for a missing baseline"):
+    _for_all(tables, rows_hold, "one float row per entry in order, speed-up against the baseline", examples=300,
+             cases=covering_tables())
+    _for_all(tables, unchanged, "results left unchanged", examples=300, cases=covering_tables())
+    _for_all(missing, raises_key_error, "KeyError for a missing baseline", examples=300,
+             cases=[({}, "CPU float32"), ({}, ""), ({"GPU": 2.0}, "")])
 _rng = _random.Random()
 _names = [f"config-{_i}-{_rng.randint(0, 999)}" for _i in range(_rng.randint(3, 6))]
 _rng.shuffle(_names)
@@ -916,6 +1100,87 @@ with Check("gpu_resident_batches") as check:
                "torch.randperm(n, device=x.device, ...), never on the CPU and then moved.")
     check.that(all(xb.device.type == "meta" and yb.device.type == "meta" for xb, yb in on_meta),
                "The batches must stay on the data's device.")
+    # the whole contract, over its domain: x and y of any dtype and shape (no rows, zero-size rows and 1-D ones too),
+    # any batch size (the whole data or more too), drop_last either way, with or without a generator, on the CPU or
+    # on 'meta'
+    from hypothesis import strategies as st
+    from gpucourse import domains
+    from gpucourse.contract import snapshot
+
+    def rows(n):
+        """Tensors of n rows, of any dtype, each row of any shape."""
+        return st.builds(lambda rest, dtype, seed: domains.fill((n, *rest), dtype, seed),
+                         domains.shapes(max_dims=3, max_side=2), domains.dtypes(), st.integers(0, 2**16))
+
+    calls = st.integers(0, 9).flatmap(lambda n: st.tuples(rows(n), rows(n), st.integers(1, 11), st.booleans(),
+                                                           st.sampled_from([None, 0, 7]),
+                                                           st.sampled_from(["cpu", "meta"])))
+
+    def covering_calls():
+        """Made anew for each property: every dtype as images and as labels, images of 4 dimensions and of none
+        beside the rows, no rows, one batch or less, batch_size dividing n, each drop_last, on the CPU and 'meta'."""
+        images = [domains.fill((5, 1, 2, 2), dtype, 1) for dtype in domains.ALL_DTYPES]
+        labels = [domains.fill((5,), dtype, 2) for dtype in domains.ALL_DTYPES]
+        return ([(x, y, 2, False, 3, "cpu") for x, y in zip(images, reversed(labels))]
+                + [(domains.fill((n, *rest), torch.uint8, n), domains.fill((n,), torch.int32, n), size, drop, g, device)
+                   for n, rest in ((0, (1, 2, 2)), (3, ()), (4, (0,)), (6, (2, 3))) for size in (2, 3, 6, 8)
+                   for drop in (True, False) for g, device in ((1, "cpu"), (None, "meta"))])
+
+    def draw(c, x, y):
+        """The batches gpu_resident_batches(x, y, ...) yields for call c, the global random generator and the
+        generator given both seeded the same way each time (None when it is not a generator function)."""
+        size, drop_last, seed = c[2:5]
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(1234)
+            generator = None if seed is None or x.device.type == "meta" else torch.Generator().manual_seed(seed)
+            made = gpu_resident_batches(x, y, size, generator, drop_last)
+            return list(made) if inspect.isgenerator(made) else None
+
+    def slices(c):
+        x, y, size, drop_last, _, device = c
+        x, y = x.to(device), y.to(device)
+        got = draw(c, x, y)
+        n, positions = len(x), torch.arange(len(x), device=device)
+        full = [size] * (n // size) + ([n % size] if n % size and not drop_last else [])
+        if got is None or [len(yb) for _, yb in got] not in ([full] if n else [[], [0]][:1 + (not drop_last)]):
+            return False
+        if not all(xb.dtype == x.dtype and yb.dtype == y.dtype and xb.device == x.device and yb.device == y.device
+                   and xb.shape == (len(yb), *x.shape[1:]) and yb.shape == (len(yb), *y.shape[1:]) for xb, yb in got):
+            return False
+        if device == "meta":
+            return True
+        # the same call on the rows' own positions says which rows each batch holds: the batches depend on n,
+        # batch_size, drop_last and the generator's state only, never on the values or the dtype
+        picked = [pb for _, pb in draw(c, positions, positions)]
+        seen = torch.cat(picked).tolist() if picked else []
+        return (len(set(seen)) == len(seen) and all(0 <= i < n for i in seen)
+                and all(xb.tolist() == x[pb].tolist() and yb.tolist() == y[pb].tolist()
+                        for (xb, yb), pb in zip(got, picked)))
+
+    check.forall(calls, slices, "Yield (x[idx], y[idx]) for consecutive slices idx of batch_size of one permutation "
+                 "(each row at most once, batches as they are: same dtype, same shape, same device), the short last "
+                 "batch only when drop_last is False: for x and y of any dtype and shape, no rows, or a batch_size "
+                 "of the whole data or more.", cases=covering_calls())
+
+    def unchanged(c):
+        data = (c[0].to(c[5]), c[1].to(c[5]))
+        before = snapshot(data)
+        draw(c, *data)
+        return snapshot(data) == before
+
+    check.forall(calls, unchanged, "x and y are left unchanged, whatever they hold.", cases=covering_calls())
+
+    def new_order_each_call(n):
+        positions = torch.arange(n)
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(n)
+            first, second = (torch.cat([yb for _, yb in gpu_resident_batches(positions, positions, 2, None, False)])
+                             for _ in range(2))
+        return not torch.equal(first, second)
+
+    check.forall(st.integers(8, 12), new_order_each_call, "Without a generator, every call draws a new permutation "
+                 "from torch's global random generator (torch.randperm(n, device=x.device, generator=None)).",
+                 examples=3, cases=[8])
 
 ### BEGIN HIDDEN TESTS
 import inspect as _inspect
@@ -995,6 +1260,20 @@ with _requirement("gpu_resident_batches draws its permutation on the data's devi
         _on_meta = list(gpu_resident_batches(torch.zeros(_n, 3, device="meta"), torch.zeros(_n, device="meta"), 3))
     assert [_d.type for _d in _rp.calls] == ["meta"], f"permutations drawn on {_rp.calls}"
     assert all(_xb.device.type == "meta" for _xb, _ in _on_meta), "a batch left the meta device"
+from gpucourse.contract import for_all as _for_all
+with _requirement("gpu_resident_batches keeps its whole contract for x and y of any dtype and shape, no rows, any "
+                  "batch size, drop_last either way, with or without a generator, on the CPU and on 'meta'"):
+    def _covering():
+        return covering_calls() + [
+            (domains.fill((_n, 2), _dtype, _n), domains.fill((_n, 1), torch.int64, _n), _size, _drop, _seed, "cpu")
+            for _n in (1, 2, 7) for _size in (1, 2, 3, 7, 9) for _drop in (True, False)
+            for _dtype, _seed in ((torch.float32, None), (torch.bool, 5))]
+
+    _for_all(calls, slices, "(x[idx], y[idx]) for consecutive slices of one permutation, the short last batch only "
+             "when drop_last is False", examples=300, cases=_covering())
+    _for_all(calls, unchanged, "x and y left unchanged", examples=300, cases=_covering())
+    _for_all(st.integers(8, 40), new_order_each_call, "a new permutation on every call without a generator",
+             examples=30, cases=[8, 9])
 ### END HIDDEN TESTS
 
 # %% [markdown] fixtures="gpu_resident_batches"

@@ -32,6 +32,8 @@ ANSWERS = REPO / "tests" / "data" / "docstring_answers"
 FRESH = REPO / "tests" / "data" / "docstring_answers_fresh"
 #: a third, written after the clause lists by another author who had seen neither earlier set nor the tests
 THIRD = REPO / "tests" / "data" / "docstring_answers_third"
+#: a fourth (issue 40): neighbours one input away from the catalogued mistakes, over each docstring's whole domain
+DOMAIN = REPO / "tests" / "data" / "docstring_answers_domain"
 VERDICTS = "verdicts.toml"
 KINDS = ("wrong", "correct")
 FILE = re.compile(r"^(wrong|correct)_(\w+)\.py$")

@@ -2,7 +2,7 @@
 the in-process tier (tests/judge/) that read it.
 
 One run per notebook judges the catalogued fixtures and every set of answers written from the docstrings alone
-(``graders.qa.docstring_answers``: ``ANSWERS``, ``FRESH`` and ``THIRD``) in the same kernel: starting a
+(``graders.qa.docstring_answers``: ``ANSWERS``, ``FRESH``, ``THIRD`` and ``DOMAIN``) in the same kernel: starting a
 notebook's kernel (the solution run top to bottom) is most of a small judge run's cost, so CI pays it once."""
 
 from __future__ import annotations
@@ -13,11 +13,20 @@ import multiprocessing
 from pathlib import Path
 
 from graders.paths import notebook_names
-from graders.qa.docstring_answers import ANSWERS, FRESH, THIRD, Outcome, outcomes_of, read_answers, read_misreads
+from graders.qa.docstring_answers import (
+    ANSWERS,
+    DOMAIN,
+    FRESH,
+    THIRD,
+    Outcome,
+    outcomes_of,
+    read_answers,
+    read_misreads,
+)
 from graders.qa.judge import Verdict, fixtures_for, judge_notebook
 
 #: the folders of answers written from the docstrings alone; a fixture of theirs is keyed "<folder>:<cell>/<file>"
-ANSWER_SETS = tuple(root for root in (ANSWERS, FRESH, THIRD) if root.is_dir())
+ANSWER_SETS = tuple(root for root in (ANSWERS, FRESH, THIRD, DOMAIN) if root.is_dir())
 
 
 def _prefix(root: Path) -> str:

@@ -1,6 +1,7 @@
 """Issue 35: the answers written from the student notebooks' docstrings alone: ``tests/data/docstring_answers/``
 and two more sets, each by another author who had seen neither the tests nor the earlier sets
-(``docstring_answers_fresh/``, ``docstring_answers_third/``), judged in the same kernel run as the catalogued
+(``docstring_answers_fresh/``, ``docstring_answers_third/``), and the neighbours one input away written over each
+docstring's whole domain (``docstring_answers_domain/``, issue 40), judged in the same kernel run as the catalogued
 fixtures (tests/helpers/verdicts.py): every correct answer keeps full marks, and every wrong answer loses points
 under the tests as graded and is caught by the hidden tests alone (a wrong one that keeps its points marks a
 sentence the hidden tests miss). Which share the visible checks flag is printed (``-rP`` shows it, under xdist
@@ -22,7 +23,7 @@ IDS = [f"{root.name}-{name}" for root, name in CASES]
 
 
 def test_there_are_answers_to_judge():
-    assert len(ANSWER_SETS) == 3 and all(any(r == root for r, _ in CASES) for root in ANSWER_SETS)
+    assert len(ANSWER_SETS) == 4 and all(any(r == root for r, _ in CASES) for root in ANSWER_SETS)
 
 
 @pytest.mark.parametrize("root, name", CASES, ids=IDS)

@@ -60,11 +60,16 @@ KNOWN_COPIES = {
     ("05_gradscaler.py", "05_gradscaler.py"):
         "scaled_train_step's hidden test recomputes the step independently; students never receive it",
     ("06_bf16.py", "06_bf16.py"):
-        "bf16_train_step's hidden test recomputes the step independently; students never receive it",
+        "alike in shape only: bit_fields's and roundtrip_rel_error's properties, each a check.forall with its own "
+        "hint, one of them contract.unchanged_by",
     ("07_compile.py", "08_throughput.py"):
-        "first_and_steady_ms's and throughput's visible checks each stop the wall clock for a few lines (only "
-        "perf_counter may measure); a shared helper would have to live in gpucourse, which a student's visible "
-        "test cell can use only from the release tag the notebooks install",
+        "alike in shape only: first_and_steady_ms's fn and throughput's step_fn in virtual time (the clock itself "
+        "is gpucourse.simdevice.VirtualTime), each recording what its own contract needs",
+    ("01_devices.py", "01_devices.py"):
+        "alike in shape only: train_one_epoch's and evaluate's lists of properties, each a check.forall with its own "
+        "property and hint",
+    ("01_devices.py", "06_bf16.py"):
+        "alike in shape only: a property with its hint, then contract.unchanged_by for the argument left as it was",
     ("01_devices.py", "02_transfers.py"):
         "two hidden-test RecordTransfers subclasses alike in shape (shapes, numel); merging them changes "
         "gpucourse.fakes.Transfer and both notebooks' hidden tests",

@@ -48,7 +48,8 @@ EXERCISES = [
      "    return len(batches) - warmup\n",
      "def timed_batches(batches, warmup):\n    for i, _ in enumerate(batches):\n        if i == warmup:\n"
      "            start = i\n    return len(batches) - start\n",
-     'with Check("timed_batches") as check:\n    check.equal(timed_batches([1, 2, 3], 1), 2, "3 batches, 1 warm-up.")\n',
+     'with Check("timed_batches") as check:\n'
+     '    check.equal(timed_batches([1, 2, 3], 1), 2, "3 batches, 1 warm-up.")\n',
      'with requirement("timed_batches raises ValueError when warmup >= len(batches)"):\n'
      '    try:\n        timed_batches([1, 2], 5)\n    except ValueError:\n        pass\n'
      '    else:\n        raise AssertionError("no ValueError")\n'),
