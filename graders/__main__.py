@@ -18,7 +18,7 @@ from graders import log
 from graders.errors import GraderError
 
 COMMANDS = ["build", "collect", "autograde", "feedback", "merge", "review", "samples", "selftest", "stress", "judge",
-            "links", "book", "export", "submit-slurm"]
+            "links", "book", "export", "submit-slurm", "validate"]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1381,7 +1381,8 @@ if needs("output_dtypes"):
 # Set `CUDA_AUTOCAST_ANSWERS` to a dict from exactly those five keys to `torch.dtype` values, like
 # `{"matmul": torch.float16, ...}` (`torch.half` is the same object as `torch.float16`, `torch.float` as
 # `torch.float32`). Write it in place of `raise NotImplementedError()`, inside the `with` block or instead of it: the
-# block only lets "Run All" go on while the exercise is unanswered. (A grader may have no GPU: it checks your answers
+# block only keeps this cell from failing while the exercise is unanswered; the check below then says `[TODO]`, and
+# "Run All" stops there, as at every unanswered check. (A grader may have no GPU: it checks your answers
 # against the documented CUDA lists. Section 6 shows why CPU autocast would give different answers.)
 
 # %% nbgrader={"grade": false, "grade_id": "CUDA_AUTOCAST_ANSWERS", "locked": false, "schema_version": 3, "solution": true}

@@ -96,7 +96,9 @@ HIDE_INPUT = "book-hide-input"
 
 def reader_copy(nb):
     """The notebook as a reader should see it: no solution markers, no hidden tests, the set-up
-    cell's output without its install code, and the Colab badge as a plain link (no remote image)."""
+    cell's output without its install code, the Colab badge as a plain link (no remote image), and no
+    hand-in check (a student's last cells: graders/authoring/handin.py)."""
+    nb.cells = [c for c in nb.cells if c.get("id") not in ("handin-intro", "handin")]
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.source = MARKER_LINE.sub("", nbtools.strip_hidden(cell.source)).rstrip("\n")

@@ -2,8 +2,10 @@
 ``sources/manifest.toml``), in this order:
 
 1. ``solutions/`` from the sources (``graders.authoring.source``); every exercise must list its mistakes;
-2. the helper modules that later notebooks import from the notebook that teaches them (d2l's ``#@save``), and
-   ``gpucourse/released.py``, the signature each exercise is released with (``graders.authoring.signatures``);
+2. the helper modules that later notebooks import from the notebook that teaches them (d2l's ``#@save``),
+   ``gpucourse/released.py``, the signature each exercise is released with (``graders.authoring.signatures``),
+   and ``gpucourse/released_cells.py``, the released structure the hand-in check compares with
+   (``graders.authoring.handin``);
 3. ``notebooks/``, the student versions, with nbgrader's ``generate_assignment``;
 4. ``samples/submissions/``, and the notebook tables of the README and of ``colab/README.md``.
 
@@ -20,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from graders import course, nbtools
-from graders.authoring import ColabConfig, links, signatures, source
+from graders.authoring import ColabConfig, handin, links, signatures, source
 from graders.authoring.fixtures import FixtureError
 from graders.authoring.samples import write_samples
 from graders.errors import InputError
@@ -75,7 +77,8 @@ def build_all(out: Path, names: list[str] | None, package: Path | None, config: 
     changed = write_solutions(names, config) if in_repo else []
     if package is None and in_repo:
         package = PACKAGE
-    changed += write_saved(package) + signatures.write_released(package) if package is not None else []
+    changed += (write_saved(package) + signatures.write_released(package) + handin.write_released(package)
+                if package is not None else [])
     changed += write_students(out, names)
     if in_repo:
         changed += write_samples_and_tables(config)

@@ -94,8 +94,9 @@ You need a Google account and nothing else: no installation, no local Python.
   If it says the runtime is offline: **Runtime > Disconnect and delete runtime**, reconnect, and run it again.
   If it says the repository or version does not exist, the copy you opened points somewhere else: open the
   notebook again from this page.
-- Then run the cells from top to bottom (**Runtime > Run all** works too). The cells marked read-only belong
-  to the course; leave them as they are.
+- Then run the cells from top to bottom. **Runtime > Run all** runs them in order but stops at the first exercise
+  you have not answered yet (its check cell says `[TODO]` and fails): answer it, then go on from there. The cells
+  marked read-only belong to the course; leave them as they are.
 - Each exercise is a function to complete between the comments, followed by a **check cell**. Run it: it prints
   `[PASS]` lines, or `[FAIL]` with a hint. The grader runs more tests than you see, on fresh inputs, so make
   the function right, not just the visible checks green.
@@ -103,9 +104,15 @@ You need a Google account and nothing else: no installation, no local Python.
 
 ## Handing in
 
-1. **Runtime > Restart session and run all**, and check that every check cell prints `[PASS]`.
+1. Run the notebook's **last cell, the hand-in check**. It reads the notebook as Colab has saved it, compares it
+   with the released one (every course cell present once, read-only cells unchanged, your answers in their answer
+   cells, the same release), runs a copy from the top in a fresh kernel in quick mode (a minute or two; your
+   session and your notebook are left as they are), prints each exercise's `[PASS]`, `[FAIL]` with its hint or
+   `[TODO]`, or the first error from the top with its cell, and ends with one line: `READY to hand in` with the
+   file name, or what to fix first. Fix that, and run it again until it says `READY`. (No need for
+   *Restart session and run all*: in full mode that trains everything again.)
 2. **File > Download > Download .ipynb.**
-3. Rename the file to the name in the table above, e.g. `01_devices.ipynb` (Colab downloads it as
+3. Rename the file to the name the check's last line gives, e.g. `01_devices.ipynb` (Colab downloads it as
    `Copy of 01_devices.ipynb`; the grader also recognises that name, `01_devices (1).ipynb` and the like, but the
    exact name is the safe one). Keep one file per notebook.
 4. Upload it where your instructor asked (LMS, JupyterHub or e-mail). The instructor grades it on a CPU machine:
@@ -113,8 +120,11 @@ You need a Google account and nothing else: no installation, no local Python.
 
 ## Without Colab
 
-Clone the repository, `pip install -r requirements.txt`, and run `jupyter lab`; open the notebooks in
-`notebooks/`. The same set-up cell works there and installs nothing that is already present.
+Clone the repository, `pip install -r requirements-student.txt` (what a student needs; the instructor's
+`requirements.txt` adds nbgrader, whose menus would show in your JupyterLab), and run `jupyter lab`; open the
+notebooks in `notebooks/`. The same set-up cell works there and installs nothing that is already present. The
+hand-in check reads the notebook's file: save it first (*File > Save Notebook*), or check a file from a terminal:
+`python -m gpucourse.handin notebooks/01_devices.ipynb`.
 """
 
 

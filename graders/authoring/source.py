@@ -20,7 +20,7 @@ import functools
 from pathlib import Path
 
 from graders import authoring, nbtools
-from graders.authoring import fixtures
+from graders.authoring import fixtures, handin
 from graders.authoring.fixtures import Alternative, Mistake
 from graders.paths import SOURCES, manifest
 
@@ -91,6 +91,7 @@ def solution(name: str, config: authoring.ColabConfig | None = None):
     link = next_paragraph(item)
     if link:
         cells[-1].source = f"{cells[-1].source.rstrip()}\n\n{link}"
+    cells += handin.cells(name, cells)  # the hand-in check, last
     return authoring.notebook(cells, colab_name=f"{name}.ipynb")
 
 

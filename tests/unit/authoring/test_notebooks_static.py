@@ -96,4 +96,6 @@ def test_anatomy(name):
     answers = [nbtools.grade_id(c) for c in nb.cells if nbtools.is_solution_cell(c)]
     tests = [nbtools.grade_id(c) for c in nb.cells if nbtools.is_test_cell(c)]
     assert answers and all(f"test_{a}" in tests for a in answers if not a.isupper())
-    assert "summary" in nb.cells[-1].source.lower()
+    assert "summary" in nb.cells[-3].source.lower()
+    assert nbtools.grade_id(nb.cells[-1]) == "handin" and nbtools.nbgrader_meta(nb.cells[-1]).get("locked"), \
+        "the hand-in check is the last cell, read-only (graders/authoring/handin.py)"

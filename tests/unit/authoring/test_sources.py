@@ -41,7 +41,7 @@ def test_title_badge_setup_and_next_link_come_from_the_manifest():
         assert first[0] == f"# {entry['name'][:2]} · {entry['title']}"
         assert f"notebooks/{entry['name']}.ipynb" in first[2], "the Colab badge opens this notebook"
         assert nb.cells[[c.id for c in nb.cells].index("setup")].source.startswith("# Set-up (read-only)")
-        last = nb.cells[-1].source
+        last = nb.cells[[c.id for c in nb.cells].index("handin-intro") - 1].source  # the hand-in check follows it
         if index + 1 < len(entries):
             following = entries[index + 1]
             assert f"**Next: [{following['name'][:2]} · {following['short']}]({following['name']}.ipynb).**" in last
