@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # graders, when run as a script from anywhere
 
 from gpucourse.handin import check
 from graders.paths import SAMPLES, notebook_names
