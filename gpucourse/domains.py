@@ -93,16 +93,21 @@ def nested(leaves=None, max_leaves: int = 8):
 COVERING_SHAPES = ((), (0,), (2, 3))
 
 
+def _both_spellings(names) -> list:
+    """Each device name as a str and as a torch.device, in order."""
+    return [spelt for name in names for spelt in (name, torch.device(name))]
+
+
 def device_cases(meta: bool = True) -> list:
     """Every device spelling :func:`devices` draws from, in order."""
-    names = ["cpu"] + (["meta"] if meta else []) + (["cuda", "cuda:0"] if torch.cuda.is_available() else [])
-    return [d for name in names for d in (name, torch.device(name))]
+    gpu = ["cuda", "cuda:0"] if torch.cuda.is_available() else []
+    return _both_spellings(["cpu"] + (["meta"] if meta else []) + gpu)
 
 
 def spellings(kind: str) -> list:
     """Every way to name a device of this kind: as a str and as a torch.device, with and without an index."""
     names = {"cpu": ["cpu", "cpu:0"], "cuda": ["cuda", "cuda:0", "cuda:1"], "mps": ["mps", "mps:0"]}[kind]
-    return [spelt for name in names for spelt in (name, torch.device(name))]
+    return _both_spellings(names)
 
 
 def machines_and_devices() -> list[tuple]:
