@@ -168,7 +168,8 @@ def _judge_case(kernel: SolutionKernel, answers: dict[str, str], tests: dict[str
         caught = _run_tests(kernel, hidden or {})
         # a test cell whose parts were just run, visible then hidden, fails as its first failing part would: running
         # it whole again would repeat its properties' draws (the judge's largest cost) for the same verdict
-        composed = {t for t in tests if t in (visible or {}) and _parts_compose(tests[t])}
+        composed = {t for t in tests if t in (visible or {}) and _parts_compose(tests[t])
+                    and (t in (hidden or {}) or not hidden_part(tests[t]))}  # never a hidden part left unrun
         failed = _run_tests(kernel, {t: s for t, s in tests.items() if t not in composed})
         failed.update({t: seen.get(t) or caught[t] for t in composed if t in seen or t in caught})
         failed = {t: failed[t] for t in tests if t in failed}  # in notebook order, as they were run before
