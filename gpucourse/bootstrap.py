@@ -136,6 +136,16 @@ def data_present(root: str | Path | None = None) -> bool:
     return cache_ready(root if root is not None else default_root())
 
 
+def shown_path(path: str | Path) -> str:
+    """``path`` as a notebook prints it: the home folder as ``~``, so that no output (a shared notebook, the
+    reader's book) carries the user's name or the machine's layout."""
+    path, home = Path(path), Path.home()
+    try:
+        return str(Path("~") / path.relative_to(home))
+    except ValueError:
+        return str(path)
+
+
 def ensure_data(root: str | Path | None = None) -> str:
     """Put Fashion-MNIST in the cache unless it is there; return ``"cached"``, ``"system"`` (the official files
     a system package installed), ``"downloaded"`` or ``"stand-in"``."""
@@ -143,9 +153,10 @@ def ensure_data(root: str | Path | None = None) -> str:
 
     root = Path(root if root is not None else default_root())
     if data_present(root):
-        print(f"Data: Fashion-MNIST is cached in {root}" + (" (the offline stand-in)" if is_standin(root) else ""))
+        standin = " (the offline stand-in)" if is_standin(root) else ""
+        print(f"Data: Fashion-MNIST is cached in {shown_path(root)}{standin}")
         return "cached"
-    print(f"Data: fetching Fashion-MNIST into {root} (once) ...")
+    print(f"Data: fetching Fashion-MNIST into {shown_path(root)} (once) ...")
     dataset = fashion_mnist(train=True, root=root, verbose=False)
     if is_standin(root):
         print("Data: Fashion-MNIST is not reachable; the notebooks use a clearly labelled offline stand-in.")

@@ -341,7 +341,7 @@ def test_identify_by_graded_cells_and_refuse_others():
 
 
 def test_the_readers_book_has_no_hand_in_check():
-    from graders.authoring.book import reader_copy
+    from graders.authoring.book_pages import reader_copy
 
     nb = nbtools.read(SOLUTIONS / f"{NAME}.ipynb")
     assert grade_id(nb.cells[-1]) == HANDIN_ID
