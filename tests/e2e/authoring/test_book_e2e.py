@@ -107,6 +107,18 @@ def test_check_cells_are_folded_to_their_pass_line(book):
         assert "GPUCOURSE_SOURCE" not in text, "the set-up cell's install code is shown"
 
 
+def test_every_next_leads_to_the_following_chapter(book):
+    """A reader can follow the chapters' own "Next:" lines, and the theme's next button, from 01 to the end."""
+    names = notebook_names()
+    for here, following in zip(names, names[1:], strict=False):
+        text = page(book, here)
+        written = re.search(r"Next:\s*(?:</strong>\s*)?<a[^>]*href=\"([^\"]+)\"", text)
+        assert written and written[1] == f"{following}.html", f"{here}: its Next line goes to {written and written[1]}"
+        button = re.search(r'<a class="right-next"\s+href="([^"]+)"', text)
+        assert button and button[1] == f"{following}.html", f"{here}: the next button goes elsewhere"
+    assert '<a class="right-next"' not in page(book, names[-1])
+
+
 def test_no_local_path_in_any_page(book):
     local = [path for path, _ in book_pages.local_prefixes((REPO, ""))]
     for file in sorted(book.html.glob("*.html")) + sorted((book.html / "_sources").glob("*.ipynb")):
