@@ -126,3 +126,12 @@ def test_the_table_of_contents_is_the_front_page_then_the_chapters_in_order():
     config = json.loads(book_site.config_yaml("someone"))
     assert config["execute"]["execute_notebooks"] == "off", "the book never runs a notebook a second time"
     assert "dollarmath" not in config["parse"]["myst_enable_extensions"], "MathJax would come from a CDN"
+
+
+def test_the_book_command_refuses_no_notebooks_at_a_time_before_running_anything(capsys, monkeypatch):
+    from graders import __main__ as cli
+    from graders.authoring import book
+
+    monkeypatch.setattr(book, "build_book", lambda *a, **k: (_ for _ in ()).throw(AssertionError("built")))
+    assert cli.main(["book", "--jobs", "0"]) == 2
+    assert capsys.readouterr().out.strip() == "book: --jobs must be 1 or more, not 0"
