@@ -12,6 +12,39 @@ from pathlib import Path
 from graders import csvfile
 from graders.grading.row import DETAIL_FIELDS, FIELDS, Row
 
+GRADES, DETAIL = "grades.csv", "grades_detail.csv"
+COLUMNS = {GRADES: FIELDS, DETAIL: DETAIL_FIELDS}
+#: columns added after a table was first written, with what a row from before stands for: a folder (or a shard)
+#: of either age reads and merges alike
+ADDED = {DETAIL: {"reason": ""}}
+
+
+def unreconciled(table: str, header: list[str]) -> str:
+    """Why rows under ``header`` cannot be read as ``table``'s rows of today ("" when they can): a column
+    missing that no default stands for, or one this grader does not write (it would be lost)."""
+    missing = [c for c in COLUMNS[table] if c not in header and c not in ADDED.get(table, {})]
+    unknown = [c for c in header if c not in COLUMNS[table]]
+    why = []
+    if missing:
+        why.append(f"lacks column(s) {', '.join(missing)}")
+    if unknown:
+        why.append(f"has column(s) {', '.join(unknown)} this grader does not write (written by a newer one?)")
+    return " and ".join(why)
+
+
+def reconcile(table: str, row: dict) -> dict:
+    """``row`` (read by column name) in today's columns, a column added since it was written given its default."""
+    defaults = ADDED.get(table, {})
+    return {c: row[c] if row.get(c) is not None else defaults.get(c, "") for c in COLUMNS[table]}
+
+
+def write_table(path: Path, table: str, rows: list[dict]) -> None:
+    """``rows`` (today's columns) as ``table`` at ``path``, replaced whole."""
+    with _replacing(Path(path)) as f:
+        writer = csv.DictWriter(f, COLUMNS[table])
+        writer.writeheader()
+        writer.writerows(rows)
+
 
 def write_csv(rows: list[Row], out: Path) -> None:
     """Both files, each replaced whole (a kill mid-write leaves the old file or the new one, never a torn one).

@@ -13,6 +13,8 @@ import csv
 import shutil
 from pathlib import Path
 
+from graders.errors import InputError
+from graders.grading import grades_csv
 from graders.grading.gradebook_rows import LEDGER, cell_key, is_instructors, read_ledger
 from graders.paths import COURSE_ID
 
@@ -97,31 +99,73 @@ def merge_reviews(out: Path, shard_dirs: list[Path]) -> None:
 
 
 def merge_tables(out: Path, shard_dirs: list[Path], names: list[str]) -> list[dict]:
-    """The shards' grades.csv and grades_detail.csv into ``out``'s, sorted by student.
+    """The shards' grades.csv and grades_detail.csv into ``out``'s, sorted by student (``read_tables`` then
+    ``write_tables``: a caller that must refuse before writing anything else calls the two itself)."""
+    return write_tables(out, read_tables(out, shard_dirs), names)
+
+
+def read_tables(out: Path, shard_dirs: list[Path]) -> dict[str, list[dict]]:
+    """{table: rows} of every shard, each row keyed by the columns this grader writes, whatever the age of the
+    shard that wrote it (``grades_csv.reconcile``), followed by ``out``'s earlier rows of pairs no shard graded.
+
+    Raises InputError, one line naming the shards, for what cannot be reconciled (a column missing that no
+    default stands for, a column this grader does not know, a student in two shards); nothing is written then.
+    """
+    problems: list[str] = []
+    tables: dict[str, list[dict]] = {}
+    for table in (grades_csv.GRADES, grades_csv.DETAIL):
+        rows, refused = [], {}
+        for shard in shard_dirs:
+            header, shard_rows = _read(Path(shard) / table)
+            why = grades_csv.unreconciled(table, header)
+            if why:
+                refused.setdefault(why, []).append(str(shard))
+            else:
+                rows.extend(grades_csv.reconcile(table, r) for r in shard_rows)
+        problems += [f"{table} of {', '.join(shards)} {why}" for why, shards in refused.items()]
+        if table == grades_csv.GRADES:
+            problems += _doubles(shard_dirs)
+        graded = {(r["student_id"], r["notebook"]) for r in rows}
+        if (out / table).exists() and Path(out).resolve() not in [Path(d).resolve() for d in shard_dirs]:
+            header, earlier = _read(out / table)
+            why = grades_csv.unreconciled(table, header)
+            if why:
+                problems.append(f"{table} of {out} {why}")
+            else:
+                rows.extend(grades_csv.reconcile(table, r) for r in earlier
+                            if (r["student_id"], r["notebook"]) not in graded)
+        tables[table] = rows
+    if problems:
+        raise InputError("cannot merge: " + "; ".join(problems) + " (nothing was merged)")
+    return tables
+
+
+def write_tables(out: Path, tables: dict[str, list[dict]], names: list[str]) -> list[dict]:
+    """``read_tables``'s rows into ``out``'s tables in the columns this grader writes; the rows of grades.csv.
 
     A pair (student, notebook) a shard graded replaces ``out``'s earlier row of it; every other
     earlier row of ``out`` stays (a merge adds and updates, never deletes).
     """
     order = {name: i for i, name in enumerate(names)}
-    for table in ("grades.csv", "grades_detail.csv"):
-        rows, header = [], None
-        for shard in shard_dirs:
-            with open(Path(shard) / table, newline="") as f:
-                reader = csv.DictReader(f)
-                header = reader.fieldnames
-                rows.extend(reader)
-        pairs = [(r["student_id"], r["notebook"]) for r in rows if table == "grades.csv"]
-        if len(pairs) != len(set(pairs)):
-            raise ValueError(f"{table}: a student appears in more than one shard")
-        graded = {(r["student_id"], r["notebook"]) for r in rows}
-        if (out / table).exists() and Path(out).resolve() not in [Path(d).resolve() for d in shard_dirs]:
-            with open(out / table, newline="") as f:
-                rows.extend(r for r in csv.DictReader(f) if (r["student_id"], r["notebook"]) not in graded)
+    for table, rows in tables.items():
         rows.sort(key=lambda r: (r["student_id"], order.get(r["notebook"], 99)))
-        with open(out / table, "w", newline="") as f:
-            writer = csv.DictWriter(f, header)
-            writer.writeheader()
-            writer.writerows(rows)
-        if table == "grades.csv":
-            merged = rows
-    return merged
+        grades_csv.write_table(Path(out) / table, table, rows)
+    return tables[grades_csv.GRADES]
+
+
+def _read(path: Path) -> tuple[list[str], list[dict]]:
+    with open(path, newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        return list(reader.fieldnames or []), list(reader)
+
+
+def _doubles(shard_dirs: list[Path]) -> list[str]:
+    """A student's notebook graded in more than one shard: which shards (each would overwrite the other)."""
+    seen: dict[tuple[str, str], list[str]] = {}
+    for shard in shard_dirs:
+        for r in _read(Path(shard) / grades_csv.GRADES)[1]:
+            if "student_id" in r and "notebook" in r:
+                seen.setdefault((r["student_id"], r["notebook"]), []).append(str(shard))
+    doubled = sorted({tuple(shards) for shards in seen.values() if len(shards) > 1})
+    return [f"grades.csv of {', '.join(shards)} grade the same student's notebook (a shard given twice?)"
+            for shards in doubled]
