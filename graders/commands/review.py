@@ -59,18 +59,17 @@ def _show(rows, store, all_lost: bool = False) -> None:
 
 def run(args) -> int:
     from graders.errors import InputError
-    from graders.grading import review
+    from graders.grading import graded_folder, review
 
     folder = args.graded.resolve()
-    if not (folder / "grades.csv").exists():
+    if not graded_folder.has_grades(folder):
         raise InputError(f"{folder / 'grades.csv'} not found: run `python -m graders autograde` first")
     store = review.Store(folder)
     target = args.accept or args.reject
     if target is None:
         if args.score is not None:
             raise InputError("--score needs --accept or --reject")
-        from graders.grading.grades_csv import read_csv
-        _show(read_csv(folder), store, args.all_lost)
+        _show(graded_folder.read_csv(folder), store, args.all_lost)
         return 0
     student, notebook = target
     finding = store.findings.get(review.key(student, notebook))
