@@ -12,7 +12,7 @@ def add_arguments(p):
 def run(args) -> int:
     from graders import course
     from graders.errors import InputError
-    from graders.grading import review
+    from graders.grading import graded_folder, review
     from graders.grading.autograde import table_lines
     from graders.grading.merge import merge_gradebooks, merge_reviews, read_tables, seed_course, write_tables
     from graders.limits import Limits
@@ -21,7 +21,7 @@ def run(args) -> int:
     names = args.notebooks or notebook_names()
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
-    missing = [str(s) for s in args.shards if not (Path(s) / "grades.csv").exists()]
+    missing = [str(s) for s in args.shards if not graded_folder.has_grades(Path(s))]
     if missing:  # a shard that never finished: say which, merge nothing, lose nothing
         raise InputError(f"no grades.csv in {', '.join(missing)} (that shard did not finish): grade it again first")
     # every shard's header read by column name, before anything is written: what cannot be reconciled is refused

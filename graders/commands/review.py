@@ -63,7 +63,7 @@ def run(args) -> int:
 
     folder = args.graded.resolve()
     if not graded_folder.has_grades(folder):
-        raise InputError(f"{folder / 'grades.csv'} not found: run `python -m graders autograde` first")
+        raise InputError(f"{folder / graded_folder.GRADES} not found: run `python -m graders autograde` first")
     store = review.Store(folder)
     target = args.accept or args.reject
     if target is None:
@@ -87,5 +87,5 @@ def run(args) -> int:
     now = "not in grades.csv" if row is None else \
         f"{row.status} {'-' if row.score is None else f'{row.score:g}'}/{row.max_score:g}"
     print(f"{entry['decision']}ed {student}/{notebook} (submission {entry['digest']}): {now}")
-    print(f"updated {folder / 'grades.csv'}, {folder / 'grades_detail.csv'} and the gradebook")
+    print(f"updated {folder / graded_folder.GRADES}, {folder / graded_folder.DETAIL} and the gradebook")
     return 0
