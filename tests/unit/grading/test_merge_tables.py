@@ -99,3 +99,15 @@ def test_a_merge_into_a_folder_of_the_older_age_keeps_its_rows(tmp_path):
     merge_tables(out, [_new_shard(tmp_path / "new")], ["01_devices"])
     assert [r["student_id"] for r in _read(out / "grades.csv")[1]] == ["ann", "bob"]
     assert [r["reason"] for r in _read(out / "grades_detail.csv")[1]] == ["", "assertion failed: wrong device"]
+
+
+def test_the_merge_command_refuses_in_one_line_before_it_writes(tmp_path, capsys):
+    from graders.__main__ import main
+
+    good, torn = _new_shard(tmp_path / "good"), _new_shard(tmp_path / "torn", student="dan")
+    _write(torn / "grades_detail.csv", ["student_id", "notebook", "score"], [["dan", "01_devices", "4"]])
+    out = tmp_path / "merged"
+    assert main(["merge", str(good), str(torn), "--out", str(out), "--notebooks", "01_devices"]) == 2
+    said = capsys.readouterr().out.strip()
+    assert said.count("\n") == 0 and said.startswith("merge: cannot merge: grades_detail.csv of ") and str(torn) in said
+    assert not (out / "course").exists() and not (out / "grades.csv").exists()
