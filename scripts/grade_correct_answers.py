@@ -167,7 +167,7 @@ def _run(cmd: list[str], cwd: Path, env: dict, log: Path) -> int:
 
 def read_rows(out: Path) -> dict[tuple[str, str], Result]:
     """``{(student, notebook): Result}`` from an autograde run's grades files (none before its first row)."""
-    from graders.grading.grades_csv import read_csv
+    from graders.grading.graded_folder import read_csv
 
     try:
         rows = read_csv(out)

@@ -54,12 +54,13 @@ def run(args) -> int:
 
     from graders.errors import InputError
     from graders.export.lms import EXPORTERS
+    from graders.grading.graded_folder import gradebook_url, has_gradebook
     from graders.paths import COURSE_ID
 
     root = args.course.resolve()
-    if not (root / "gradebook.db").exists() and (root / "course" / "gradebook.db").exists():
+    if not has_gradebook(root) and has_gradebook(root / "course"):
         root = root / "course"
-    if not (root / "gradebook.db").exists():
+    if not has_gradebook(root):
         raise InputError(f"no gradebook.db in {args.course}")
     try:
         overall, per = split_due(args.due)
@@ -77,7 +78,7 @@ def run(args) -> int:
     plugin = EXPORTERS[args.lms](**options)
     plugin.announce = lambda text: print("  WARNING", text)   # said before the file is written
     # a roster that cannot be used (RosterError) or a file the LMS would reject (ExportRefused): said by __main__
-    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", course_id=COURSE_ID) as gb:
+    with Gradebook(gradebook_url(root), course_id=COURSE_ID) as gb:
         plugin.export(gb)
     print(f"wrote {dest}")
     return 0

@@ -59,18 +59,17 @@ def _show(rows, store, all_lost: bool = False) -> None:
 
 def run(args) -> int:
     from graders.errors import InputError
-    from graders.grading import review
+    from graders.grading import graded_folder, review
 
     folder = args.graded.resolve()
-    if not (folder / "grades.csv").exists():
-        raise InputError(f"{folder / 'grades.csv'} not found: run `python -m graders autograde` first")
+    if not graded_folder.has_grades(folder):
+        raise InputError(f"{folder / graded_folder.GRADES} not found: run `python -m graders autograde` first")
     store = review.Store(folder)
     target = args.accept or args.reject
     if target is None:
         if args.score is not None:
             raise InputError("--score needs --accept or --reject")
-        from graders.grading.grades_csv import read_csv
-        _show(read_csv(folder), store, args.all_lost)
+        _show(graded_folder.read_csv(folder), store, args.all_lost)
         return 0
     student, notebook = target
     finding = store.findings.get(review.key(student, notebook))
@@ -88,5 +87,5 @@ def run(args) -> int:
     now = "not in grades.csv" if row is None else \
         f"{row.status} {'-' if row.score is None else f'{row.score:g}'}/{row.max_score:g}"
     print(f"{entry['decision']}ed {student}/{notebook} (submission {entry['digest']}): {now}")
-    print(f"updated {folder / 'grades.csv'}, {folder / 'grades_detail.csv'} and the gradebook")
+    print(f"updated {folder / graded_folder.GRADES}, {folder / graded_folder.DETAIL} and the gradebook")
     return 0

@@ -32,6 +32,7 @@ import nbformat
 from graders import course, nbtools
 from graders.csvfile import read_rows
 from graders.errors import InputError
+from graders.grading import graded_folder
 from graders.grading.reasons import MORE_CHECKED as MORE_CHECKED  # the feedback note, also named here
 from graders.grading.reasons import cell_reason, passed_exercises, shown_error
 from graders.paths import course_root
@@ -40,7 +41,7 @@ HIDDEN_NOTE = "# (hidden tests ran here; their code is not shown)\n"
 #: put under a test cell whose lost points its outputs do not explain (a tamper check took them, a review)
 LOST_NOTE = "[POINTS] {grade_id}: "
 #: beside the gradebook (a copy of the results folder's): the reasons ``add_reasons`` reads
-DETAIL = "grades_detail.csv"
+DETAIL = graded_folder.DETAIL
 
 
 class ResultsMissing(InputError, FileNotFoundError):
@@ -137,13 +138,13 @@ def student_feedback(graded_dir: Path, dest: Path,
     hidden tests.
     """
     root = course_root(Path(graded_dir))
-    if not (root / "gradebook.db").exists():
-        raise ResultsMissing(f"{root / 'gradebook.db'} not found: run `python -m graders autograde` first")
+    if not graded_folder.has_gradebook(root):
+        raise ResultsMissing(f"{graded_folder.gradebook_path(root)} not found: run `python -m graders autograde` first")
     names = names or sorted(p.name for p in (root / "release").iterdir() if p.is_dir())
     work = Path(tempfile.mkdtemp(prefix="feedback-"))
     written, problems = [], []
     try:
-        shutil.copy(root / "gradebook.db", work / "gradebook.db")
+        shutil.copy(graded_folder.gradebook_path(root), graded_folder.gradebook_path(work))
         if (Path(graded_dir) / DETAIL).exists():  # the reasons the preprocessor adds (HideHiddenTests)
             shutil.copy(Path(graded_dir) / DETAIL, work / DETAIL)
         for rel in ("nbgrader_config.py", "grader_limits.py"):
@@ -199,11 +200,11 @@ def class_summary(graded_dir: Path, dest: Path | None = None) -> list[dict]:
     graded_dir = Path(graded_dir)
     dest = Path(dest or graded_dir)
     dest.mkdir(parents=True, exist_ok=True)
-    if not (graded_dir / "grades_detail.csv").exists():
-        detail_csv = graded_dir / "grades_detail.csv"
+    if not (graded_dir / DETAIL).exists():
+        detail_csv = graded_dir / DETAIL
         raise ResultsMissing(f"{detail_csv} not found: run `python -m graders autograde` first")
-    detail = read_rows(graded_dir / "grades_detail.csv")
-    grades = read_rows(graded_dir / "grades.csv")
+    detail = read_rows(graded_dir / DETAIL)
+    grades = read_rows(graded_dir / graded_folder.GRADES)
     students = defaultdict(set)
     for row in grades:
         students[row["notebook"]].add(row["student_id"])

@@ -20,9 +20,9 @@ from pathlib import Path
 
 from graders import course, machine
 from graders.errors import InputError
-from graders.grading import finished, preflight, sandbox, setup_cell, warm
+from graders.grading import finished, graded_folder, preflight, sandbox, setup_cell, warm
 from graders.grading.cores import cores_shared
-from graders.grading.grades_csv import read_csv, write_csv  # noqa: F401 -- where the tests import them from
+from graders.grading.graded_folder import read_csv, write_csv  # noqa: F401 -- where the tests import them from
 from graders.grading.pipeline import grade_one
 from graders.grading.row import Row
 from graders.grading.run_record import RunRecord, record_run
@@ -143,6 +143,7 @@ def autograde(submissions: Path, out: Path | None = None, names: list[str] | Non
         out = submissions
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
+    graded_folder.check_format(out)  # a newer grader's folder: refused before any work, not rewritten
     root = course_root(out)
     names = names or course_notebooks(root, submissions)
     folders = [f for f in students_in(submissions) if in_shard(f.name, shard)

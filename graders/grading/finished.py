@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 from pathlib import Path
 
+from graders.grading import graded_folder
 from graders.paths import REPO
 
-FILE = "graded_inputs.json"
+FILE = graded_folder.INPUTS
 KEPT = ("graded", "review")  # finished rows; a failed one is retried (the module's docstring says why)
 
 
@@ -64,7 +64,7 @@ class Inputs:
 
     def __init__(self, folder: Path):
         self.path = Path(folder) / FILE
-        self.data: dict[str, str] = json.loads(self.path.read_text()) if self.path.exists() else {}
+        self.data: dict[str, str] = graded_folder.read_json(self.path)
 
     def kept(self, row, fp: str | None) -> bool:
         """Whether ``row`` (the earlier row of a pair, or None) stands for the hand-in whose fingerprint is ``fp``."""
@@ -78,6 +78,4 @@ class Inputs:
             self.data[key(student, notebook)] = fp
 
     def save(self) -> None:
-        tmp = self.path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(dict(sorted(self.data.items())), indent=1) + "\n")
-        os.replace(tmp, self.path)  # a kill mid-write leaves the old file or the new one
+        graded_folder.write_json(self.path, dict(sorted(self.data.items())))

@@ -2,7 +2,8 @@
 
 nbgrader's gradebook is the system of record. A test cell's score there is the instructor's manual
 score when one was given, else the autograder's. ``graders.grading.review`` also writes manual scores (a test
-tampered with while it ran, a rejection); those are listed in ``LEDGER`` beside the gradebook, so that
+tampered with while it ran, a rejection); those are listed in the ledger beside the gradebook
+(``graded_folder.LEDGER``), so that
 every other manual score is known to be the instructor's, is never overwritten, and shows in
 ``grades.csv`` as it shows in the formgrader and in every export.
 """
@@ -10,31 +11,16 @@ every other manual score is known to be the instructor's, is never overwritten, 
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
 from pathlib import Path
 
+from graders.grading import graded_folder
 from graders.paths import COURSE_ID
 
-#: the manual scores graders.grading.review wrote: {"student/notebook/grade_id": score}
-LEDGER = "graders_review_scores.json"
 NOTE = "manual grade in the gradebook (formgrader): "
 
 
 def cell_key(student: str, notebook: str, grade_id: str) -> str:
     return f"{student}/{notebook}/{grade_id}"
-
-
-def read_ledger(root: Path) -> dict[str, float]:
-    path = Path(root) / LEDGER
-    return json.loads(path.read_text()) if path.exists() else {}
-
-
-def write_ledger(root: Path, ledger: dict[str, float]) -> None:
-    path = Path(root) / LEDGER
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(dict(sorted(ledger.items())), indent=1) + "\n")
-    os.replace(tmp, path)
 
 
 def is_instructors(manual: float | None, ours: float | None) -> bool:
@@ -46,9 +32,9 @@ def instructor_scores(root: Path) -> dict[tuple[str, str], dict[str, tuple[float
     """{(student, notebook): {grade_id: (manual score, autograder's score)}} for the instructor's manual grades."""
     from nbgrader.api import Gradebook
 
-    ledger = read_ledger(root)
+    ledger = graded_folder.read_ledger(root)
     found: dict = {}
-    with Gradebook(f"sqlite:///{Path(root) / 'gradebook.db'}", course_id=COURSE_ID) as gb:
+    with Gradebook(graded_folder.gradebook_url(root), course_id=COURSE_ID) as gb:
         for assignment in gb.assignments:
             for sub in assignment.submissions:
                 for nb in sub.notebooks:
@@ -64,7 +50,7 @@ def refresh(root: Path, rows: list, manual: dict | None = None) -> list:
     """The rows with the instructor's manual grades in place of the autograder's, and said so (``manual``: those
     :func:`instructor_scores` read earlier, for a caller that refreshes after every row of a run)."""
     if manual is None:
-        manual = instructor_scores(root) if (Path(root) / "gradebook.db").exists() else {}
+        manual = instructor_scores(root) if graded_folder.has_gradebook(root) else {}
     return [_with_manual(row, manual.get((row.student_id, row.notebook), {})) for row in rows]
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 
 from graders import machine
-from graders.grading import guard_cells, interpreter, rundir, sandbox, scan
+from graders.grading import cell_names, guard_cells, interpreter, rundir, sandbox
 from graders.grading import job as job_mod
 from graders.grading.job import Attempt, Job
 from graders.limits import Limits
@@ -31,13 +31,13 @@ def guard_config(run: Path, student: str, name: str, release, source, out: Path,
         # the helper package where the kernel imports it from: this checkout's, or another clone's an editable
         # install's import finder maps it to (``interpreter.package_paths``)
         "library_roots": [str(REPO / "gpucourse"), *(interpreter.package_paths().get("gpucourse") or [])],
-        "protected_modules": guard_cells.PROTECTED_MODULES + scan.imported_modules(sources),
+        "protected_modules": guard_cells.PROTECTED_MODULES + cell_names.imported_modules(sources),
         "protected_prefixes": guard_cells.PROTECTED_PREFIXES,
-        "preload": guard_cells.PRELOAD + scan.imported_modules(tests),
+        "preload": guard_cells.PRELOAD + cell_names.imported_modules(tests),
         "trusted_sources": sorted(guard_cells.source_hash(s) for s in sources),
-        "graded": scan.graded_functions(release),
-        "namespace_modules": scan.namespace_modules(sources, tests),
-        "test_names": scan.test_names(tests),
+        "graded": cell_names.graded_functions(release),
+        "namespace_modules": cell_names.namespace_modules(sources, tests),
+        "test_names": cell_names.test_names(tests),
         "max_output_chars": limits.max_output_chars,
         "poisoned": poisoned,
     }

@@ -10,6 +10,7 @@ from pathlib import Path
 import nbformat
 
 from graders import nbtools
+from graders.grading import graded_folder
 from graders.grading.job import Attempt, Job
 from graders.intake import student_files as intake
 from graders.paths import COURSE_ID
@@ -79,7 +80,7 @@ def _publish_grades(run: Path, root: Path, student: str, name: str) -> None:
         timestamp = gb.find_submission(name, student).timestamp
         grades = {g.name: g.auto_score for g in sub.grades}
         comments = {c.name: c.auto_comment for c in sub.comments}
-    with Gradebook(f"sqlite:///{Path(root) / 'gradebook.db'}", course_id=COURSE_ID) as gb:
+    with Gradebook(graded_folder.gradebook_url(root), course_id=COURSE_ID) as gb:
         gb.update_or_create_student(student)
         gb.update_or_create_submission(name, student, **({"timestamp": timestamp} if timestamp else {}))
         for gid, auto in grades.items():

@@ -35,14 +35,14 @@ import dataclasses
 import datetime
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graders.grading.grades_csv import read_csv, write_csv
+from graders.grading import graded_folder
+from graders.grading.graded_folder import read_csv, write_csv
 from graders.paths import course_root
 
-FILE = "reviews.json"
+FILE = graded_folder.REVIEWS
 SHOWN = 4  # findings quoted in a message; the log has every one
 
 
@@ -195,16 +195,14 @@ class Store:
 
     def __init__(self, folder: Path):
         self.path = Path(folder) / FILE
-        data = json.loads(self.path.read_text()) if self.path.exists() else {}
+        data = graded_folder.read_json(self.path)
         self.findings: dict[str, Review] = {k: Review.from_json(v) for k, v in data.get("findings", {}).items()}
         self.decisions: list[dict] = list(data.get("decisions", []))
 
     def save(self) -> None:
         data = {"findings": {k: v.to_json() for k, v in sorted(self.findings.items())},
                 "decisions": self.decisions}
-        tmp = self.path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(data, indent=1) + "\n")
-        os.replace(tmp, self.path)  # never a half-written file, whatever stops this process
+        graded_folder.write_json(self.path, data)  # never a half-written file, whatever stops this process
 
     def record(self, rows) -> None:
         """Keep what this run found for the pairs it graded (a pair graded clean loses its finding)."""
@@ -246,7 +244,7 @@ def reapply(folder: Path) -> list:
     """Apply every decision to ``folder``'s grades.csv, grades_detail.csv and gradebook; the rows."""
     rows = settle(folder, read_csv(folder), record=False)
     root = course_root(folder)
-    if (root / "gradebook.db").exists():
+    if graded_folder.has_gradebook(root):
         from graders.grading.gradebook_rows import refresh
         rows = refresh(root, rows)
         sync_gradebook(root, rows)
@@ -277,11 +275,11 @@ def sync_gradebook(root: Path, rows) -> None:
     (one not in the ledger of those written here) is never touched."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    from graders.grading.gradebook_rows import cell_key, is_instructors, read_ledger, write_ledger
+    from graders.grading.gradebook_rows import cell_key, is_instructors
     from graders.paths import COURSE_ID
 
-    ledger = read_ledger(root)
-    with Gradebook(f"sqlite:///{Path(root) / 'gradebook.db'}", course_id=COURSE_ID) as gb:
+    ledger = graded_folder.read_ledger(root)
+    with Gradebook(graded_folder.gradebook_url(root), course_id=COURSE_ID) as gb:
         for row in rows:
             try:
                 nb = gb.find_submission_notebook(row.notebook, row.notebook, row.student_id)
@@ -302,4 +300,4 @@ def sync_gradebook(root: Path, rows) -> None:
                 else:
                     grade.manual_score = ledger[k] = want
         gb.db.commit()
-    write_ledger(root, ledger)
+    graded_folder.write_ledger(root, ledger)

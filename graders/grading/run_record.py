@@ -12,15 +12,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from graders.grading import finished, gradebook_rows, review
-from graders.grading.grades_csv import read_csv, write_csv
+from graders.grading.graded_folder import has_gradebook, keep, read_rows, write_csv
 from graders.grading.row import Row
-from graders.paths import notebook_names
 
 
 def record_run(out: Path, root: Path, graded: list[Row]) -> list[Row]:
     """This run's rows into ``out`` once it ends: as :class:`RunRecord` wrote them row by row, with the manual
     grades read from the gradebook now; the gradebook told the same."""
-    previous = read_csv(out) if (out / "grades.csv").exists() else []
+    previous = read_rows(out)
     rows = settled(out, root, previous, graded)
     review.sync_gradebook(root, rows)
     write_csv(rows, out)
@@ -31,7 +30,7 @@ def settled(out: Path, root: Path, previous: list[Row], graded: list[Row], manua
     """Every row of ``out``: findings of what this run ``graded`` recorded, earlier rows of what it did not grade
     kept, every decision applied, the instructor's manual grades shown (``manual``: as read earlier; None: read
     from the gradebook now). One function for the rows written as a run goes and the rows written at its end."""
-    rows = combine(previous, graded)
+    rows = keep(previous, graded)
     rows = review.settle_run(out, graded, rows)
     return gradebook_rows.refresh(root, rows, manual)
 
@@ -43,10 +42,10 @@ class RunRecord:
 
     def __init__(self, out: Path, root: Path):
         self.out, self.root = Path(out), Path(root)
-        self.previous = read_csv(self.out) if (self.out / "grades.csv").exists() else []
+        self.previous = read_rows(self.out)
         self.before = {(r.student_id, r.notebook): r for r in self.previous}
         # read once: the gradebook's manual grades do not change while the run publishes autograder scores
-        self.manual = gradebook_rows.instructor_scores(self.root) if (self.root / "gradebook.db").exists() else {}
+        self.manual = gradebook_rows.instructor_scores(self.root) if has_gradebook(self.root) else {}
         self.inputs = finished.Inputs(self.out)
         self.graded: list[Row] = []
 
@@ -63,13 +62,3 @@ class RunRecord:
         write_csv(settled(self.out, self.root, self.previous, self.graded, self.manual), self.out)
         self.inputs.set(row.student_id, row.notebook, fp)
         self.inputs.save()
-
-
-def combine(previous: list[Row], graded: list[Row]) -> list[Row]:
-    """Every pair of either: this run's row where it graded the pair, else the earlier one; in course order."""
-    order = {name: i for i, name in enumerate(notebook_names())}
-    rows = {(r.student_id, r.notebook): r for r in previous}
-    rows.update({(r.student_id, r.notebook): r for r in graded})
-    return sorted(rows.values(), key=lambda r: (r.student_id, order.get(r.notebook, len(order)), r.notebook))
-
-

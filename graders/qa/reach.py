@@ -14,7 +14,7 @@ import ast
 import symtable
 
 from graders import nbtools
-from graders.grading.scan import parse_cell
+from graders.grading.cell_syntax import parse_cell
 
 DYNAMIC = {"globals", "vars", "locals", "eval", "exec", "get_ipython", "__import__", "__main__", "importlib"}
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from graders import nbtools
 from graders.authoring import samples
-from graders.grading.grades_csv import read_csv
+from graders.grading.graded_folder import read_csv
 from graders.paths import SOLUTIONS, notebook_names
 from graders.qa.selftest import Expectation, compare
 

@@ -32,7 +32,7 @@ def rows_from_progress(text: str) -> list:
 def graded_rows(out: Path, progress_text: str = "") -> tuple[list, str]:
     """The rows graded into ``out`` and where they were read: ``grades.csv`` where it holds every row the progress
     lines name, else those lines."""
-    from graders.grading.grades_csv import read_csv
+    from graders.grading.graded_folder import read_csv
 
     logged = rows_from_progress(progress_text)
     if (Path(out) / "grades.csv").exists():

@@ -35,6 +35,23 @@ def test_ruff_finds_nothing():
                                    f"{result.stderr}"
 
 
+MAX_MODULE_LINES = 400
+#: modules allowed past MAX_MODULE_LINES, each with why; an entry whose module shrank below it fails (remove it)
+LONG_MODULES = {
+    "graders/grading/guard.py": "the in-kernel guard's source, pasted whole into the kernel as one cell",
+}
+
+
+def test_no_graders_module_is_over_400_lines():
+    # a module past 400 lines does more than one job: split it by concern (issue 44: export/lms/, scan.py)
+    sizes = {str(p.relative_to(REPO)): len(p.read_text(encoding="utf-8").splitlines())
+             for p in sorted((REPO / "graders").rglob("*.py"))}
+    long = [f"{path}: {n} lines" for path, n in sizes.items() if n > MAX_MODULE_LINES and path not in LONG_MODULES]
+    assert not long, f"modules over {MAX_MODULE_LINES} lines (split them by concern):\n" + "\n".join(long)
+    stale = [path for path in LONG_MODULES if sizes.get(path, 0) <= MAX_MODULE_LINES]
+    assert not stale, f"LONG_MODULES lists modules no longer over {MAX_MODULE_LINES} lines: {stale}"
+
+
 def _code_lines(path: Path):
     """(line number, line) of every line in the code cells of a jupytext percent source."""
     markdown = True  # the header before the first cell is a comment block, as a markdown cell is

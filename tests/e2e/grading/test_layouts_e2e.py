@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from graders.grading import grades_csv, sandbox
+from graders.grading import graded_folder, sandbox
 from graders.paths import REPO, SAMPLES
 from graders.qa import sample_check
 from graders.qa.selftest import compare
@@ -42,7 +42,7 @@ def test_a_venv_over_another_prefix_grades_as_the_cpu_box_does(python_over, tmp_
                            "--notebooks", NOTEBOOK, "--students", "correct", "mistakes"],
                           cwd=REPO, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
-    rows = grades_csv.read_csv(out)
+    rows = graded_folder.read_csv(out)
     expected = [e for e in sample_check.expectations([NOTEBOOK]) if e.student != "untouched"]
     assert {(r.student_id, r.notebook) for r in rows} == {(e.student, e.notebook) for e in expected}
     assert compare(rows, expected) == []  # the same scores and cells, and no row in review
@@ -65,4 +65,4 @@ def test_a_user_site_grades_as_the_cpu_box_does(tmp_path):
                           cwd=REPO, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     expected = [e for e in sample_check.expectations([NOTEBOOK]) if e.student == "correct"]
-    assert compare(grades_csv.read_csv(out), expected) == []
+    assert compare(graded_folder.read_csv(out), expected) == []

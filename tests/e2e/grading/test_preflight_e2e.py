@@ -25,7 +25,7 @@ import nbformat
 import pytest
 
 import gpucourse
-from graders.grading import grades_csv, sandbox, setup_cell
+from graders.grading import graded_folder, sandbox, setup_cell
 from graders.paths import COURSE_ID, REPO, SAMPLES
 from graders.qa import sample_check
 from graders.qa.selftest import compare
@@ -67,7 +67,7 @@ def test_an_editable_install_from_another_clone_grades_full_marks_in_the_sandbox
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     assert f"gpucourse {gpucourse.__version__} from {clone / 'gpucourse'}" in proc.stderr  # where it came from
     expected = [e for e in sample_check.expectations([NOTEBOOK]) if e.student == "correct"]
-    assert compare(grades_csv.read_csv(out), expected) == []
+    assert compare(graded_folder.read_csv(out), expected) == []
 
 
 def test_the_other_clones_root_is_never_shown_only_its_package(clone_python, tmp_path):
@@ -109,7 +109,7 @@ def test_without_the_pre_flight_a_failed_set_up_is_a_failed_row_never_a_grade(no
     proc = autograde(no_helper_python, SAMPLES, "--out", out, "--notebooks", *names, "--students", "correct",
                      env={"GRADER_PREFLIGHT": "0"})
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
-    rows = grades_csv.read_csv(out)
+    rows = graded_folder.read_csv(out)
     assert [(r.notebook, r.status) for r in rows] == [(n, "failed") for n in names]
     for row in rows:
         assert row.message.startswith(setup_cell.FAILED) and "gpucourse" in row.message, row.message
@@ -119,7 +119,7 @@ def test_without_the_pre_flight_a_failed_set_up_is_a_failed_row_never_a_grade(no
     again = autograde(_python(), SAMPLES, "--out", out, "--notebooks", *names, "--students", "correct")
     assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-3000:]
     expected = [e for e in sample_check.expectations(names) if e.student == "correct"]
-    assert compare(grades_csv.read_csv(out), expected) == []
+    assert compare(graded_folder.read_csv(out), expected) == []
     assert set(_gradebook_scores(out)) == {("correct", n) for n in names}
 
 
@@ -137,7 +137,7 @@ def test_a_set_up_cell_broken_for_one_notebook_fails_that_row_only(tmp_path):
     out = tmp_path / "graded"
     proc = autograde(_python(), submissions, "--out", out, "--notebooks", NOTEBOOK, "06_bf16")
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
-    rows = {r.notebook: r for r in grades_csv.read_csv(out)}
+    rows = {r.notebook: r for r in graded_folder.read_csv(out)}
     assert rows["06_bf16"].status == "failed"
     assert rows["06_bf16"].message.startswith(setup_cell.FAILED) and "the student added above it" in \
         rows["06_bf16"].message

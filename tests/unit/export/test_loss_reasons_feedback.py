@@ -13,7 +13,7 @@ import nbformat
 from graders.export import feedback
 from graders.export.preprocessors import HideHiddenTests
 from graders.grading import reasons, review
-from graders.grading.grades_csv import write_csv
+from graders.grading.graded_folder import write_csv
 from graders.grading.row import Row
 from tests.helpers.loss_reasons import FINDING, HIDDEN_CODE, graded_notebook, scored
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from graders.grading import autograde, grades_csv, run_record, warm
+from graders.grading import autograde, graded_folder, run_record, warm
 from graders.grading.row import Row
 from graders.intake.student_files import Intake
 from graders.limits import Limits
@@ -93,7 +93,7 @@ def test_each_row_is_in_grades_csv_as_soon_as_its_notebook_finishes(monkeypatch,
 def test_rows_of_earlier_runs_stay_while_a_run_goes(monkeypatch, course):
     out, _ = course
     earlier = Row("zoe", "01_devices", 9.0, 10.0, "graded", "", cells={"test_a": (9.0, 10.0)})
-    grades_csv.write_csv([earlier], out)
+    graded_folder.write_csv([earlier], out)
     seen = []
     grade(monkeypatch, course, {"ann": "a"}, Grader(before=lambda *a: seen.append(_rows(out).get(("zoe", NBS[0])))))
     assert all(r is not None and r["score"] == "9" for r in seen)
@@ -102,7 +102,7 @@ def test_rows_of_earlier_runs_stay_while_a_run_goes(monkeypatch, course):
 
 def test_what_the_run_writes_as_it_goes_is_what_it_writes_at_the_end(monkeypatch, course):
     out, root = course
-    grades_csv.write_csv([Row("zoe", "01_devices", 9.0, 10.0, "graded", "", cells={"test_a": (9.0, 10.0)})], out)
+    graded_folder.write_csv([Row("zoe", "01_devices", 9.0, 10.0, "graded", "", cells={"test_a": (9.0, 10.0)})], out)
     graded = grade(monkeypatch, course, {"ann": "a", "bob": "b"},
                    Grader(statuses={("bob", "02_transfers"): "failed"}))
     as_it_went = {name: (out / name).read_bytes() for name in ("grades.csv", "grades_detail.csv")}
@@ -114,7 +114,7 @@ def test_what_the_run_writes_as_it_goes_is_what_it_writes_at_the_end(monkeypatch
 
 def test_a_write_that_stops_half_way_leaves_the_old_file_whole(monkeypatch, tmp_path):
     old = [Row("zoe", "01_devices", 9.0, 10.0, "graded", "", cells={"test_a": (9.0, 10.0)})]
-    grades_csv.write_csv(old, tmp_path)
+    graded_folder.write_csv(old, tmp_path)
     before = {name: (tmp_path / name).read_bytes() for name in ("grades.csv", "grades_detail.csv")}
 
     class Killed(Row):  # the signal arrives while the rows are being written, in the first file or the second
@@ -125,10 +125,11 @@ def test_a_write_that_stops_half_way_leaves_the_old_file_whole(monkeypatch, tmp_
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        grades_csv.write_csv([Row("ann", "01_devices", 3.0, 10.0, "graded", "", cells={"test_a": (3.0, 10.0)}),
-                              Killed("bob", "01_devices", 1.0, 10.0, "graded")], tmp_path)
+        graded_folder.write_csv([Row("ann", "01_devices", 3.0, 10.0, "graded", "", cells={"test_a": (3.0, 10.0)}),
+                                 Killed("bob", "01_devices", 1.0, 10.0, "graded")], tmp_path)
     assert {name: (tmp_path / name).read_bytes() for name in before} == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["grades.csv", "grades_detail.csv"]  # no temporary left
+    # no temporary left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["graded_folder.json", "grades.csv", "grades_detail.csv"]
 
 
 def test_a_rerun_grades_only_what_is_missing_changed_or_failed(monkeypatch, course, caplog):
@@ -193,7 +194,7 @@ def test_regrade_grades_everything_it_is_given(monkeypatch, course):
 def test_a_row_missing_from_grades_csv_is_graded_whatever_the_fingerprints_say(monkeypatch, course):
     out, _ = course
     grade(monkeypatch, course, {"ann": "a"}, Grader())
-    grades_csv.write_csv([], out)  # a row lost (or deleted by hand) but its fingerprint still there
+    graded_folder.write_csv([], out)  # a row lost (or deleted by hand) but its fingerprint still there
     assert (out / "graded_inputs.json").read_text().count("ann/") == 2
     again = Grader()
     grade(monkeypatch, course, {"ann": "a"}, again)
@@ -237,7 +238,7 @@ def test_decisions_and_manual_grades_apply_to_the_rows_written_as_the_run_goes(m
     out, root = course
     flagged = review.Review(digest="d1", withheld=True, evidence=["cell 3: replaces torch.allclose"],
                             cells={"test_a": (6.0, 10.0)})
-    grades_csv.write_csv([Row("zoe", "01_devices", None, 10.0, "review", "withheld", cells={"test_a": (6.0, 10.0)})],
+    graded_folder.write_csv([Row("zoe", "01_devices", None, 10.0, "review", "withheld", cells={"test_a": (6.0, 10.0)})],
                          out)
     store = review.Store(out)
     store.findings[review.key("zoe", "01_devices")] = flagged
@@ -320,3 +321,32 @@ def test_the_pre_flight_runs_once_before_the_first_row_and_a_refusal_writes_none
     with pytest.raises(KernelCannotRunCourse):
         grade(monkeypatch, other, {"s1": "a", "s2": "b"}, grader, before_first=refuse)
     assert grader.calls == [] and not (other[0] / "grades.csv").exists()
+
+
+def _as_format_1(out: Path) -> None:
+    """``out`` as a grader before format 2 left it: no stamp, grades_detail.csv without its ``reason`` column."""
+    (out / graded_folder.STAMP).unlink()
+    with open(out / "grades_detail.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    with open(out / "grades_detail.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, ["student_id", "notebook", "grade_id", "score", "max_score"], extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def test_a_run_grades_into_a_folder_written_by_the_previous_format(monkeypatch, course):
+    out, _ = course
+    grade(monkeypatch, course, {"ann": "a", "bob": "b"}, Grader())
+    _as_format_1(out)
+    assert graded_folder.format_of(out) == 1
+    before = _rows(out)
+    again = Grader()
+    grade(monkeypatch, course, {"ann": "a", "bob": "b2", "cat": "c"}, again)  # bob handed in again; cat is new
+    assert sorted(again.calls) == [("bob", "01_devices"), ("bob", "02_transfers"),
+                                   ("cat", "01_devices"), ("cat", "02_transfers")]  # ann's fingerprints still hold
+    assert {k: v for k, v in _rows(out).items() if k[0] == "ann"} == {k: v for k, v in before.items() if k[0] == "ann"}
+    assert len(_rows(out)) == 6
+    assert graded_folder.format_of(out) == graded_folder.FORMAT  # written back in today's format
+    with open(out / "grades_detail.csv", newline="") as f:
+        detail = list(csv.DictReader(f))
+    assert all(d["reason"] == "scored 7 of 10; no reason was recorded" for d in detail), detail

@@ -10,7 +10,7 @@ import csv
 from types import SimpleNamespace
 
 from graders.grading import reasons, review
-from graders.grading.grades_csv import read_csv, write_csv
+from graders.grading.graded_folder import read_csv, write_csv
 from graders.grading.job import Attempt
 from graders.grading.row import Row
 from graders.grading.verdict import verdict

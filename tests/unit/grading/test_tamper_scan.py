@@ -16,7 +16,7 @@ import pytest
 from graders import nbtools
 from graders.alternatives import for_notebook as alternatives_for
 from graders.authoring.samples import reference_answers, submission, with_mistakes
-from graders.grading import guard_cells
+from graders.grading import cell_names, guard_cells
 from graders.grading import scan as scan_mod
 from graders.paths import NOTEBOOKS, SOLUTIONS, notebook_names
 
@@ -164,7 +164,7 @@ def test_guard_restores_only_the_names_the_tests_read():
         nb = nbtools.read(SOLUTIONS / f"{name}.ipynb")
         course = [c.source for c in nb.cells if c.cell_type == "code" and not nbtools.is_solution_cell(c)]
         tests = [c.source for c in nb.cells if nbtools.is_test_cell(c)]
-        assert scan_mod.namespace_modules(course, tests) == {"torch": "torch"}, name
-        names = set(scan_mod.test_names(tests))
+        assert cell_names.namespace_modules(course, tests) == {"torch": "torch"}, name
+        names = set(cell_names.test_names(tests))
         assert {"isinstance", "len", "all"} <= names and "compile" not in names and "time" not in names, name
-    assert "time" in scan_mod.namespace_modules(["import time\nimport torch"])  # without tests: every import
+    assert "time" in cell_names.namespace_modules(["import time\nimport torch"])  # without tests: every import

@@ -186,7 +186,7 @@ def expected_rows(names):
 
 
 def test_a_row_that_differs_from_the_cpus_is_named_in_the_verdict(tmp_path):
-    from graders.grading.grades_csv import write_csv
+    from graders.grading.graded_folder import write_csv
 
     names = notebook_names()[:3]
     rows = expected_rows(names)
