@@ -216,7 +216,8 @@ def judge_notebook(name: str, exercise: str | None = None, timeout: int | None =
     if stray:  # its code would only add names: it would judge nothing
         raise ValueError(f"{name}: {', '.join(stray)} replace(s) no answer cell of the notebook")
     verdicts = []
-    reach, reference = Reach([c.source for c in nb.cells if c.cell_type == "code"]), reference_answers(nb)
+    reach = Reach([(c.source, nbtools.is_test_cell(c)) for c in nb.cells if c.cell_type == "code"])
+    reference = reference_answers(nb)
     own = own_tests(nb)
     with solution_kernel(name, timeout, limits) as kernel:
         first, _, _ = _judge_case(kernel, {}, tests)
