@@ -133,7 +133,6 @@ def later_uses(tree: ast.Module) -> dict[str, set[str]]:
                 visit(getattr(node, field, ()) or ())
             for case in getattr(node, "cases", ()) or ():
                 visit(case.body)
-        return None
 
     visit(tree.body)
     return found
@@ -161,21 +160,13 @@ def own_helpers(tree: ast.Module) -> set[str]:
         for child in ast.iter_child_nodes(node):
             inner = top and not isinstance(node, _SCOPES)
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                # its decorators and defaults are read before the name is bound: note them first
-                note(child.name, child, inner)
-                for d in child.decorator_list:
-                    visit_expr(d)
+                note(child.name, child, inner)  # its decorators, on earlier lines, are noted as its children
             elif isinstance(child, ast.Name):
                 note(child.id, child, inner and isinstance(child.ctx, ast.Store))
             elif isinstance(child, (ast.Import, ast.ImportFrom)):
                 for alias in child.names:
                     note((alias.asname or alias.name).split(".")[0], child, inner)
             visit(child, inner)
-
-    def visit_expr(expr) -> None:
-        for n in ast.walk(expr):
-            if isinstance(n, ast.Name):
-                note(n.id, n, False)
 
     visit(tree, True)
     # an assignment's value (an augmented one's target too) is read before its targets are bound: `x = x + 1`
@@ -195,23 +186,20 @@ class Reach:
 
     def __init__(self, cells: list[tuple[str, bool]]):
         """``cells``: every code cell's source, in notebook order, with whether it is a test cell."""
-        self.order: dict[str, int] = {}         # a test cell's source -> its position
         self.made: dict[str, set[str]] = {}     # name -> what the reference run's objects bound to it look up
-        self.mentions: list[set[str] | None] = []
-        self.own: list[set[str]] = []
-        for position, (source, is_test) in enumerate(cells):
+        # a test cell's source -> (what its code reads from the namespace, its own helpers); None: it does not parse
+        self.tests: dict[str, tuple[set[str], set[str]] | None] = {}
+        for source, is_test in cells:
             tree = parse_cell(source)
             for name, uses in (later_uses(tree) if tree is not None else {}).items():
                 self.made.setdefault(name, set()).update(uses)
-            if is_test:
-                self.order.setdefault(source, position)
-            if tree is None:
-                self.mentions.append(None)
-            else:  # what its code reads from the namespace: its free names, and those it binds after reading them
+            if is_test and tree is not None:  # its free names, and those it binds after reading them
+                own = own_helpers(tree)
                 bound = {s.get_name() for s in symtable.symtable(source, "<cell>", "exec").get_symbols()
                          if s.is_assigned() or s.is_imported()}
-                self.mentions.append(free_names(source if is_test else "") | (bound - own_helpers(tree)))
-            self.own.append(own_helpers(tree) if is_test and tree is not None else set())
+                self.tests.setdefault(source, (free_names(source) | (bound - own), own))
+            elif is_test:
+                self.tests.setdefault(source, None)
         self._reached: dict[str, set[str] | None] = {}
 
     def reached(self, source: str) -> set[str] | None:
@@ -222,12 +210,11 @@ class Reach:
         return self._reached[source]
 
     def _closure(self, source: str) -> set[str] | None:
-        position = self.order.get(source)
-        if position is None or self.mentions[position] is None:
+        if self.tests.get(source) is None:
             return None
-        own = self.own[position]
+        mentions, own = self.tests[source]
         seen: set[tuple[str, bool]] = set()
-        todo = [(name, True) for name in self.mentions[position]]  # (name, looked up by the test's own code)
+        todo = [(name, True) for name in mentions]  # (name, looked up by the test's own code)
         while todo:
             name, by_test = todo.pop()
             if (name, by_test) in seen:
