@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import queue
+import sys
 import threading
 import time
 import timeit
@@ -375,7 +376,9 @@ class VirtualTime:
     """Time that moves only with the work, for checking a timing function exactly: the simulated GPU (``torch.cuda``
     inside :meth:`active`) runs what a call queues in known seconds, a call on the CPU takes its seconds at once,
     synchronize waits for the GPU, and ``time.perf_counter()`` (``perf_counter_ns`` too, and a name in ``namespace``
-    bound to either, as ``from time import perf_counter`` binds it) reads this host's time, in this thread only."""
+    bound to either, as ``from time import perf_counter`` binds it) reads this host's time, in this thread only.
+    ``namespace`` defaults to the notebook's (``__main__``, where a student's answer looks its names up): a check
+    that names no ``globals()`` lets the judge see which names it reads (graders/qa/reach.py)."""
 
     def __init__(self):
         self.host = self.free = 0.0
@@ -398,7 +401,9 @@ class VirtualTime:
         pass
 
     @contextlib.contextmanager
-    def active(self, namespace: dict):
+    def active(self, namespace: dict | None = None):
+        if namespace is None:
+            namespace = vars(sys.modules["__main__"])
         thread, real, real_ns = threading.get_ident(), time.perf_counter, time.perf_counter_ns
         fake = {real: lambda: self.host if threading.get_ident() == thread else real(),
                 real_ns: lambda: round(self.host * 1e9) if threading.get_ident() == thread else real_ns()}

@@ -1174,7 +1174,7 @@ with Check("first_and_steady_ms") as check:
         seconds = [0.1 + seed % 7 * 1e-3] + [5e-4 * (1 + (seed + 7 * i) % 31) for i in range(repeats)]
         fn = VirtualCompiled(clock, device, seconds, fail_at)
         clock.run(0.2, device)
-        with clock.active(globals()), torch.set_grad_enabled(grad), torch.autocast("cpu", enabled=autocast):
+        with clock.active(), torch.set_grad_enabled(grad), torch.autocast("cpu", enabled=autocast):
             try:
                 out = first_and_steady_ms(fn, x, device, repeats)
             except Exception as error:

@@ -350,7 +350,7 @@ with Check("throughput") as check:
         clock = VirtualTime()
         step = VirtualStep(clock, device, [0.05 if i < warmup else 0.002 * (1 + 3 * i % 5)
                                            for i in range(len(sizes))], fail_at)
-        with clock.active(globals()), torch.set_grad_enabled(grad), torch.autocast("cpu", enabled=autocast):
+        with clock.active(), torch.set_grad_enabled(grad), torch.autocast("cpu", enabled=autocast):
             try:
                 out = throughput(step, feed(batches, kind), device, warmup)
             except Exception as error:
@@ -396,7 +396,7 @@ with Check("throughput") as check:
         given = feed(batches, c[4]) if c[4] in ("list", "tuple") else batches
         before = snapshot(given)
         clock = VirtualTime()
-        with clock.active(globals()):
+        with clock.active():
             try:
                 throughput(VirtualStep(clock, c[5], [0.001] * len(batches)), given, c[5], c[3])
             except ValueError:

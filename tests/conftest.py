@@ -99,11 +99,19 @@ def pytest_collection_modifyitems(items):
 
 def run_order(item) -> tuple[int, int]:
     """The order of the files handed to the workers (scripts/test.sh keeps it: --no-loadscope-reorder): the long
-    ones first, so that a long file's waits (servers, Slurm, a fresh HOME's first runs) overlap other work: the
-    judge's one file, then the end-to-end tier with tests/e2e/grading/ first (its files grade whole classes), then
-    the unit tier's many short files, which fill in while the last long one ends."""
+    ones first, so that a long file's waits (servers, Slurm, a fresh HOME's first runs) overlap other work. First the
+    judge's run, made by the first judge-tier file (tests/judge/conftest.py) in one worker while the others take the
+    end-to-end tier, tests/e2e/grading/ first (its files grade whole classes); then the unit tier's many short files,
+    which fill in while the last long one ends; last the judge tier's other files, which read the judge's run when it
+    is made (a worker that took one earlier would wait for it doing nothing)."""
     parts = item.path.resolve().relative_to(REPO / "tests").parts  # tier_of has placed every item by now
+    if parts[0] == "judge":
+        return (0, 0) if item.path.name == JUDGE_FIRST else (3, 0)
     return ["judge", "e2e", "unit"].index(parts[0]), 0 if parts[:2] == ("e2e", "grading") else 1
+
+
+#: the judge-tier file handed out first: it starts the judge's one run (its other files then read it)
+JUDGE_FIRST = "test_judge.py"
 
 
 # ---- test time by tier, printed at the end of every run (the figures the CI log shows) ---------------

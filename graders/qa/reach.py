@@ -146,6 +146,56 @@ def _inside_scope(root: ast.AST, target: ast.AST) -> bool:
     return False
 
 
+def scope_locals(tree: ast.Module) -> set[int]:
+    """The ``ast.Name`` nodes (by ``id``) that stand for a function's own local (or an enclosing function's): a
+    parameter, or a name the function binds without a ``global`` statement. Not the cell's names."""
+    found: set[int] = set()
+
+    def bound_in(body) -> set[str]:
+        names: set[str] = set()
+        todo = list(body)
+        while todo:
+            node = todo.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+                todo.extend(node.decorator_list)  # evaluated here; its body is a scope of its own
+                continue
+            if isinstance(node, ast.Lambda):
+                continue
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                names.add(node.id)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names.update((a.asname or a.name).split(".")[0] for a in node.names)
+            todo.extend(ast.iter_child_nodes(node))
+        return names
+
+    def globals_in(body) -> set[str]:
+        return {name for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Global) for name in n.names}
+
+    def walk(node, local: frozenset[str]) -> None:
+        if isinstance(node, ast.Name):
+            if node.id in local:
+                found.add(id(node))
+            return
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            arguments = node.args
+            for outer in [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None),
+                          *getattr(node, "decorator_list", ())]:
+                walk(outer, local)  # evaluated in the enclosing scope
+            body = node.body if isinstance(node.body, list) else [node.body]
+            params = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                                      *filter(None, [arguments.vararg, arguments.kwarg])]}
+            inner = frozenset((local | params | bound_in(body)) - globals_in(body))
+            for stmt in body:
+                walk(stmt, inner)
+            return
+        for child in ast.iter_child_nodes(node):
+            walk(child, local)
+
+    walk(tree, frozenset())
+    return found
+
+
 def own_helpers(tree: ast.Module) -> set[str]:
     """The names a test cell binds before anything in it mentions them: defined at its top level (outside any
     function), with no earlier mention in the cell's text. While the cell's own code uses them, they are its own."""
@@ -156,13 +206,20 @@ def own_helpers(tree: ast.Module) -> set[str]:
         if name not in first or key < first[name][:2]:
             first[name] = (*key, binds)
 
+    # a method, or a name a function binds or reads as its own local, is that scope's (not a mention of the cell's
+    # name of the same spelling: `def rate(self)` in a class, `_times = ...` in a function, before `rate = ...`)
+    scoped = scope_locals(tree)
+    declared = {name for n in ast.walk(tree) if isinstance(n, ast.Global) for name in n.names}
+
     def visit(node, top: bool) -> None:
         for child in ast.iter_child_nodes(node):
             inner = top and not isinstance(node, _SCOPES)
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                note(child.name, child, inner)  # its decorators, on earlier lines, are noted as its children
+                if inner or child.name in declared:
+                    note(child.name, child, inner)  # its decorators, on earlier lines, are noted as its children
             elif isinstance(child, ast.Name):
-                note(child.id, child, inner and isinstance(child.ctx, ast.Store))
+                if id(child) not in scoped and (inner or not isinstance(child.ctx, ast.Store) or child.id in declared):
+                    note(child.id, child, inner and isinstance(child.ctx, ast.Store))
             elif isinstance(child, (ast.Import, ast.ImportFrom)):
                 for alias in child.names:
                     note((alias.asname or alias.name).split(".")[0], child, inner)
@@ -174,7 +231,7 @@ def own_helpers(tree: ast.Module) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
             reads = [node.value, node.target] if isinstance(node, ast.AugAssign) else [node.value]
-            for n in (n for r in reads for n in ast.walk(r) if isinstance(n, ast.Name)):
+            for n in (n for r in reads for n in ast.walk(r) if isinstance(n, ast.Name) and id(n) not in scoped):
                 key = (node.lineno, -1)
                 if n.id not in first or key < first[n.id][:2]:
                     first[n.id] = (*key, False)

@@ -34,6 +34,17 @@ def test_a_name_read_before_the_test_binds_it_follows_every_binding():
     assert Reach(cells).can_change(test, {"b"})
 
 
+def test_a_method_or_a_functions_local_of_the_same_name_is_no_mention():
+    # `rate` the method and the local `rate` of a function are not the cell's `rate` (bound before it is read)
+    test = ("class Steps:\n    def rate(self):\n        return 1\n\n\ndef f():\n    rate = 2\n    return rate\n\n\n"
+            "rate = a(1)\nassert rate\n")
+    cells = [(ANSWER_A, False), (ANSWER_B, False), ("rate = b(0)\n", False), (test, True)]
+    assert not Reach(cells).can_change(test, {"b"}) and Reach(cells).can_change(test, {"a"})
+    # a function that declares the name global binds the cell's own: read before, it follows every binding
+    test = "def f():\n    global rate\n    rate = 2\n\n\nassert rate == 1\nrate = a(1)\n"
+    assert Reach([*cells[:3], (test, True)]).can_change(test, {"b"})
+
+
 def test_a_dynamic_lookup_or_code_that_does_not_parse_is_always_run():
     test = "globals()['a'](1)\n"
     assert reach(ANSWER_A, test).can_change(test, {"unrelated"})
