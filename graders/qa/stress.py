@@ -54,25 +54,28 @@ class Tally:
         return f"{self.label}: {self.test} {outcome} in {self.wrong} of {self.runs} runs{detail}"
 
 
-def cases_for(name: str, mistakes: list[Mistake] | None = None) -> list[Case]:
-    """The reference case (every test must always pass), then one case per mistake."""
+def cases_for(name: str, mistakes: list[Mistake] | None = None, only: list[str] | None = None) -> list[Case]:
+    """The reference case (every test must always pass), then one case per mistake; ``only``: these test cells
+    alone (default: every one)."""
     nb = solution_notebook(name)
-    tests = {nbtools.grade_id(c): c.source for c in nb.cells if nbtools.is_test_cell(c)}
+    tests = {nbtools.grade_id(c): c.source for c in nb.cells
+             if nbtools.is_test_cell(c) and (only is None or nbtools.grade_id(c) in only)}
     reference = {nbtools.grade_id(c): nbtools.answer_from_solution(c.source)
                  for c in nb.cells if nbtools.is_solution_cell(c) and c.cell_type == "code"}
     cases = [Case("reference", {}, {}, tests, must_fail=False)]
     for mistake in for_notebook(name) if mistakes is None else mistakes:
         # a correct variant (it loses nothing) must pass every test, as the reference does
-        tried = {t: tests[t] for t in mistake.loses} if mistake.loses else tests
+        tried = {t: tests[t] for t in mistake.loses if t in tests} if mistake.loses else tests
         cases.append(Case(mistake.key, {mistake.cell: mistake.code}, {mistake.cell: reference[mistake.cell]},
                           tried, must_fail=bool(mistake.loses)))
     return cases
 
 
 def stress_notebook(name: str, repeats: int, mistakes: list[Mistake] | None = None,
-                    timeout: int = 3600) -> list[Tally]:
-    """Execute ``name``'s solution in quick mode, then the cases; return one tally per (case, test)."""
-    cases = [c.__dict__ for c in cases_for(name, mistakes)]
+                    timeout: int = 3600, only: list[str] | None = None) -> list[Tally]:
+    """Execute ``name``'s solution in quick mode, then the cases; return one tally per (case, test). ``only``: run
+    these test cells alone."""
+    cases = [c.__dict__ for c in cases_for(name, mistakes, only)]
     with solution_kernel(name, timeout) as kernel:
         return [Tally(**t) for t in kernel.call("stress_cases", cases, repeats)]
 

@@ -50,32 +50,45 @@ def test_scores_match_the_nbgrader_snapshot(name):
     assert not differ, "\n".join(differ)
 
 
-def test_exercise_judges_its_fixtures_against_every_test():
-    name, cell = "01_devices", "pick_device"
+NAME, CELL = "01_devices", "pick_device"
+# hangs on its first call only: one cell runs into the time limit, which can then be generous enough for the
+# reference's own cells at a load of 10 (10 s was not: test_evaluate ran past it in a fresh-clone CI run)
+HANG = ("_calls = []\n\n\ndef pick_device():\n    _calls.append(1)\n    while len(_calls) == 1:\n"
+        "        pass\n    return 'cpu'\n")
+
+
+@pytest.fixture(scope="module")
+def judged_with_fakes() -> list:
+    """One judge run of 01's pick_device (``--exercise``) in a kernel of its own, for the two tests below (each
+    made its own before: executing 01's solution is most of the cost): every fixture of 01 is offered (--exercise
+    keeps pick_device's), with fakes that must be reported."""
     # right for its own cell, wrong for another exercise's: only a judge that runs every test sees it
-    wrong_elsewhere = next(m for m in for_notebook(name) if m.key == "dict-ignored")
-    fake = Fixture("mistake", Mistake("breaks-to-device", cell,
-                                      reference_answer(name, cell) + "\n" + wrong_elsewhere.code,
-                                      ("test_to_device",)))
-    judged = judge_notebook(name, exercise=cell, fixtures=fixtures_for(name) + [fake])
-    own = [f.answer.key for f in fixtures_for(name) if f.answer.cell == cell]
-    assert [v.key for v in judged] == ["reference", *own, "breaks-to-device", "reference-again"]
-    assert not [v.problem() for v in judged if v.problem()]
-    assert judged[-2].lost == {"test_to_device"} and judged[-2].score < judged[-2].max
-
-
-def test_wrong_expectations_and_hangs_are_reported():
-    name = "01_devices"
-    real = next(m for m in for_notebook(name) if m.key == "no-mps")
-    # hangs on its first call only: one cell runs into the time limit, which can then be generous enough for the
-    # reference's own cells at a load of 10 (10 s was not: test_evaluate ran past it in a fresh-clone CI run)
-    hang = ("_calls = []\n\n\ndef pick_device():\n    _calls.append(1)\n    while len(_calls) == 1:\n"
-            "        pass\n    return 'cpu'\n")
-    fakes = [Fixture("alternative", Mistake("wrong-called-right", real.cell, real.code, ())),
-             Fixture("mistake", Mistake("right-called-wrong", real.cell, reference_answer(name, real.cell),
+    wrong_elsewhere = next(m for m in for_notebook(NAME) if m.key == "dict-ignored")
+    real = next(m for m in for_notebook(NAME) if m.key == "no-mps")
+    assert real.cell == CELL != wrong_elsewhere.cell
+    fakes = [Fixture("mistake", Mistake("breaks-to-device", CELL,
+                                        reference_answer(NAME, CELL) + "\n" + wrong_elsewhere.code,
+                                        ("test_to_device",))),
+             Fixture("alternative", Mistake("wrong-called-right", real.cell, real.code, ())),
+             Fixture("mistake", Mistake("right-called-wrong", real.cell, reference_answer(NAME, real.cell),
                                         ("test_pick_device",))),
-             Fixture("mistake", Mistake("hangs", real.cell, hang, ("test_pick_device",)))]
-    judged = {v.key: v for v in judge_notebook(name, fixtures=fakes, timeout=60)}
+             Fixture("mistake", Mistake("hangs", real.cell, HANG, ("test_pick_device",)))]
+    return judge_notebook(NAME, exercise=CELL, fixtures=fixtures_for(NAME) + fakes, timeout=60)
+
+
+def test_exercise_judges_its_fixtures_against_every_test(judged_with_fakes):
+    own = [f.answer.key for f in fixtures_for(NAME) if f.answer.cell == CELL]
+    assert [v.key for v in judged_with_fakes] == ["reference", *own, "breaks-to-device", "wrong-called-right",
+                                                  "right-called-wrong", "hangs", "reference-again"]
+    judged = {v.key: v for v in judged_with_fakes}
+    assert not [v.problem() for key, v in judged.items() if key in {"reference", *own, "breaks-to-device"}
+                and v.problem()]
+    fake = judged["breaks-to-device"]
+    assert fake.lost == {"test_to_device"} and fake.score < fake.max
+
+
+def test_wrong_expectations_and_hangs_are_reported(judged_with_fakes):
+    judged = {v.key: v for v in judged_with_fakes}
     assert "test_pick_device failed" in judged["wrong-called-right"].problem()
     assert "test_pick_device passed" in judged["right-called-wrong"].problem()
     assert judged["hangs"].errors["test_pick_device"].startswith("KeyboardInterrupt")
