@@ -12,8 +12,9 @@ from graders.__main__ import main
 from graders.authoring.samples import reference_answers, submission, with_mistakes
 from graders.grading.autograde import autograde, in_shard
 from graders.mistakes import for_notebook
+from tests.e2e.grading.conftest import QUICK_NOTEBOOK
 
-NAME = "01_devices"
+NAME = QUICK_NOTEBOOK
 
 
 def _read(path):

@@ -29,9 +29,10 @@ from graders.grading import graded_folder, sandbox, setup_cell
 from graders.paths import COURSE_ID, REPO, SAMPLES
 from graders.qa import sample_check
 from graders.qa.selftest import compare
+from tests.e2e.grading.conftest import QUICK_NOTEBOOK
 from tests.helpers.layouts import another_clone, editable_from, without_helper_package
 
-NOTEBOOK = "01_devices"
+NOTEBOOK = QUICK_NOTEBOOK
 
 
 def autograde(python, *args, env=None):
@@ -125,7 +126,7 @@ def test_without_the_pre_flight_a_failed_set_up_is_a_failed_row_never_a_grade(no
 
 def test_a_set_up_cell_broken_for_one_notebook_fails_that_row_only(tmp_path):
     """A cell the student added above 06's set-up cell hides torch from it: 06 is `failed` with the cause (and the
-    note that the student's cell ran first), 01 of the same student is graded as the correct sample is."""
+    note that the student's cell ran first), NOTEBOOK of the same student is graded as the correct sample is."""
     submissions = tmp_path / "submissions"
     shutil.copytree(SAMPLES / "correct", submissions / "correct")
     path = submissions / "correct" / "06_bf16.ipynb"

@@ -16,8 +16,9 @@ from graders.__main__ import main
 from graders.grading import slurm
 from graders.paths import SAMPLES
 from graders.qa.slurm_cluster import local_cluster, missing_binaries
+from tests.e2e.grading.conftest import QUICK_NOTEBOOK
 
-NAME = "01_devices"  # one of the fastest notebooks to grade (docs/scaling.md)
+NAME = QUICK_NOTEBOOK  # graded serially by conftest.py as well
 
 
 FIELDS = ("student_id", "notebook", "score", "status")

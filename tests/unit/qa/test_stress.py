@@ -49,3 +49,12 @@ def test_cases_cover_the_reference_and_every_mistake():
         assert "### BEGIN SOLUTION" not in case.restore[mistake.cell]
 
 
+
+
+def test_only_narrows_every_case_to_the_named_test_cells():
+    every = for_notebook("08_throughput")
+    mistakes = [next(m for m in every if m.key == "sorted"), next(m for m in every if "test_throughput" in m.loses)]
+    cases = cases_for("08_throughput", mistakes, only=["test_speedup_table"])
+    assert [c.label for c in cases] == ["reference", "sorted", mistakes[1].key]
+    assert set(cases[0].tests) == set(cases[1].tests) == {"test_speedup_table"}
+    assert cases[2].tests == {}  # it loses another test cell only: nothing of it is run
