@@ -97,6 +97,10 @@ def pytest_collection_modifyitems(items):
     items.sort(key=run_order)  # stable: the collection's order within each group
 
 
+#: the judge-tier file handed out first: it starts the judge's one run (its other files then read it)
+JUDGE_FIRST = "test_judge.py"
+
+
 def run_order(item) -> tuple[int, int]:
     """The order of the files handed to the workers (scripts/test.sh keeps it: --no-loadscope-reorder): the long
     ones first, so that a long file's waits (servers, Slurm, a fresh HOME's first runs) overlap other work. First the
@@ -108,10 +112,6 @@ def run_order(item) -> tuple[int, int]:
     if parts[0] == "judge":
         return (0, 0) if item.path.name == JUDGE_FIRST else (3, 0)
     return ["judge", "e2e", "unit"].index(parts[0]), 0 if parts[:2] == ("e2e", "grading") else 1
-
-
-#: the judge-tier file handed out first: it starts the judge's one run (its other files then read it)
-JUDGE_FIRST = "test_judge.py"
 
 
 # ---- test time by tier, printed at the end of every run (the figures the CI log shows) ---------------

@@ -146,6 +146,11 @@ def _inside_scope(root: ast.AST, target: ast.AST) -> bool:
     return False
 
 
+def declared_global(nodes) -> set[str]:
+    """The names a ``global`` statement anywhere in ``nodes`` (statements, or a module) declares."""
+    return {name for node in nodes for n in ast.walk(node) if isinstance(n, ast.Global) for name in n.names}
+
+
 def scope_locals(tree: ast.Module) -> set[int]:
     """The ``ast.Name`` nodes (by ``id``) that stand for a function's own local (or an enclosing function's): a
     parameter, or a name the function binds without a ``global`` statement. Not the cell's names."""
@@ -169,9 +174,6 @@ def scope_locals(tree: ast.Module) -> set[int]:
             todo.extend(ast.iter_child_nodes(node))
         return names
 
-    def globals_in(body) -> set[str]:
-        return {name for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Global) for name in n.names}
-
     def walk(node, local: frozenset[str]) -> None:
         if isinstance(node, ast.Name):
             if node.id in local:
@@ -185,7 +187,7 @@ def scope_locals(tree: ast.Module) -> set[int]:
             body = node.body if isinstance(node.body, list) else [node.body]
             params = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
                                       *filter(None, [arguments.vararg, arguments.kwarg])]}
-            inner = frozenset((local | params | bound_in(body)) - globals_in(body))
+            inner = frozenset((local | params | bound_in(body)) - declared_global(body))
             for stmt in body:
                 walk(stmt, inner)
             return
@@ -209,7 +211,7 @@ def own_helpers(tree: ast.Module) -> set[str]:
     # a method, or a name a function binds or reads as its own local, is that scope's (not a mention of the cell's
     # name of the same spelling: `def rate(self)` in a class, `_times = ...` in a function, before `rate = ...`)
     scoped = scope_locals(tree)
-    declared = {name for n in ast.walk(tree) if isinstance(n, ast.Global) for name in n.names}
+    declared = declared_global([tree])
 
     def visit(node, top: bool) -> None:
         for child in ast.iter_child_nodes(node):
